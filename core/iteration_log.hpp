@@ -1,0 +1,35 @@
+#pragma once
+// One row per iteration, one column per quantity (STYLE.md 7): the yardstick's columns, then
+// the solver's own. Reports read only these files.
+#include <string>
+#include <vector>
+
+namespace pbdlab {
+
+struct IterationRow {
+  int step = 0;
+  int iteration = 0;
+  double solver_seconds = 0.0;  // cumulative within the step, yardstick excluded
+  double residual = 0.0;
+  double relative_residual = 0.0;
+  double energy = 0.0;
+  std::vector<double> extra;
+};
+
+class IterationLog {
+ public:
+  explicit IterationLog(std::vector<std::string> extra_columns = {})
+      : extra_columns_(std::move(extra_columns)) {}
+  const std::vector<std::string>& extraColumns() const { return extra_columns_; }
+  void append(IterationRow row);  // throws std::logic_error if extra has the wrong size
+  const std::vector<IterationRow>& rows() const { return rows_; }
+  std::vector<IterationRow> rowsOfStep(int step) const;
+  // CSV with header "step,iteration,solver_seconds,residual,relative_residual,energy,<extra>".
+  std::string toCsv() const;
+
+ private:
+  std::vector<std::string> extra_columns_;
+  std::vector<IterationRow> rows_;
+};
+
+}  // namespace pbdlab

@@ -1,0 +1,59 @@
+#pragma once
+// Inversion-safe ("rotation-variant") SVD, the rotation R = U V^T with its derivative dR/dF
+// (fixed corotated, Stomakhin et al. 2012; sign convention of Irving et al. 2004), and the
+// derivatives of J = det F that every volumetric term uses. Fixed-size, no heap allocation.
+#include <Eigen/Geometry>
+
+#include "core/types.hpp"
+
+namespace pbdlab {
+
+// F = U diag(sigma) V^T with det U = det V = +1, sigma_1 >= sigma_2 >= |sigma_3| and
+// sign(sigma_3) = sign(det F): an inversion is carried by the smallest singular value.
+struct RotationVariantSvd {
+  Mat3 U;
+  Vec3 sigma;
+  Mat3 V;
+};
+
+RotationVariantSvd rotationVariantSvd(const Mat3& F);
+
+// R = U V^T: F's polar rotation when det F > 0, and the rotation nearest to F in general.
+inline Mat3 polarRotation(const RotationVariantSvd& svd) { return svd.U * svd.V.transpose(); }
+Mat3 polarRotation(const Mat3& F);
+
+// dR/dF as a 9x9 in the vec ordering of types.hpp. With M = U^T dF V, dR = U W V^T where W is
+// skew with W_ij = (M_ij - M_ji) / (sigma_i + sigma_j), hence (symmetric)
+//   dR/dF = sum_{i<j} vec(T_ij) vec(T_ij)^T / (sigma_i + sigma_j),  T_ij = u_i v_j^T - u_j v_i^T.
+// No derivative exists on the set {sigma_i + sigma_j = 0 for some pair}. With the ordering
+// above that set is exactly {sigma_2 + sigma_3 = 0}: det F <= 0 with the two smallest
+// singular values equal in magnitude (every F of rank <= 1 included). R jumps across it, e.g.
+// from I at F = diag(2, 1 + d, -1) to diag(1, -1, -1) at F = diag(2, 1 - d, -1). There each
+// denominator is floored at kSigmaSumFloor * max(sigma_1, 1): the result stays finite (a
+// huge negative-curvature term that a PSD projection removes) but is not a derivative.
+constexpr double kSigmaSumFloor = 1e-12;
+Mat9 polarRotationDerivative(const RotationVariantSvd& svd);
+
+// cof(F) = dJ/dF = [f1 x f2, f2 x f0, f0 x f1] for the columns f_k of F (= J F^-T).
+inline Mat3 cofactor(const Mat3& F) {
+  Mat3 C;
+  C.col(0) = F.col(1).cross(F.col(2));
+  C.col(1) = F.col(2).cross(F.col(0));
+  C.col(2) = F.col(0).cross(F.col(1));
+  return C;
+}
+
+// K += scale * d cof(F) / dF (= scale * d^2 J / dF^2): the block (a, b) is d(cof col a)/d f_b,
+// -[f_c]x for cyclic (a, b, c) and +[f_c]x for anticyclic; diagonal blocks are zero.
+inline void addScaledDeterminantHessian(double scale, const Mat3& F, Mat9& K) {
+  for (int a = 0; a < 3; ++a) {
+    const int b = (a + 1) % 3;
+    const Vec3 f = scale * F.col((a + 2) % 3);
+    Mat3 skew;
+    skew << 0.0, -f(2), f(1), f(2), 0.0, -f(0), -f(1), f(0), 0.0;
+    K.block<3, 3>(3 * a, 3 * b) -= skew;
+    K.block<3, 3>(3 * b, 3 * a) += skew;
+  }
+}
+
+}  // namespace pbdlab

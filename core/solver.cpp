@@ -1,0 +1,60 @@
+#include "core/solver.hpp"
+
+#include <cmath>
+
+namespace pbdlab {
+
+State initialState(const Problem& problem) {
+  State state;
+  state.x = problem.mesh.restPositionsFlat();
+  state.v = VecX::Zero(state.x.size());
+  problem.applyDirichlet(state.x, 0.0);
+  return state;
+}
+
+std::string stopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::kNone: return "none";
+    case StopReason::kConverged: return "converged";
+    case StopReason::kRoundoff: return "roundoff_floor";
+    case StopReason::kIterationBudget: return "iteration_budget";
+    case StopReason::kTimeBudget: return "time_budget";
+    case StopReason::kDiverged: return "diverged";
+    case StopReason::kStalled: return "stalled";
+  }
+  return "unknown";
+}
+
+StepMonitor::StepMonitor(const StepObjective& objective, const Budget& budget, IterationLog& log)
+    : objective_(&objective), budget_(budget), log_(&log), start_(Clock::now()) {}
+
+double StepMonitor::solverSeconds() const {
+  return std::chrono::duration<double>(Clock::now() - start_).count() - excluded_seconds_;
+}
+
+bool StepMonitor::record(int iteration, const Positions& x, const std::vector<double>& extra) {
+  const Clock::time_point paused = Clock::now();
+  const double solver_seconds = std::chrono::duration<double>(paused - start_).count() - excluded_seconds_;
+
+  last_residual_ = objective_->residualNorm(x);
+  last_relative_ = objective_->relativeResidual(last_residual_);
+  last_energy_ = objective_->energy(x);
+  iterations_ = iteration;
+  log_->append({objective_->step() + 1, iteration, solver_seconds, last_residual_, last_relative_,
+                last_energy_, extra});
+
+  if (!std::isfinite(last_residual_) || !std::isfinite(last_energy_)) {
+    reason_ = StopReason::kDiverged;
+  } else if (reason_ == StopReason::kNone) {
+    if (last_relative_ <= budget_.target_relative_residual || last_residual_ <= budget_.absolute_residual_floor)
+      reason_ = StopReason::kConverged;
+    else if (iteration >= budget_.max_iterations)
+      reason_ = StopReason::kIterationBudget;
+    else if (solver_seconds >= budget_.max_seconds)
+      reason_ = StopReason::kTimeBudget;
+  }
+  excluded_seconds_ += std::chrono::duration<double>(Clock::now() - paused).count();
+  return reason_ != StopReason::kNone;
+}
+
+}  // namespace pbdlab

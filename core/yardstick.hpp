@@ -1,0 +1,61 @@
+#pragma once
+// The yardstick of DESIGN.md: ONE definition of the discrete equations of a step, by which
+// every solver is judged. For the step from t^n to t^{n+1}:
+//   backward Euler: E(x) = 1/2 (x - x~)^T M (x - x~) + dt^2 (PE(x) - f_ext . x),
+//                   r(x) = M (x - x~) + dt^2 (grad PE(x) - f_ext),  x~ = x^n + dt v^n;
+//   quasistatic:    E(x) = PE(x) - f_ext . x,  r(x) = grad PE(x) - f_ext.
+// r is taken over the free DOFs only, with the Euclidean norm. The relative residual divides
+// by |r(x_ref)|, x_ref = x^n with this step's boundary values applied: the same reference
+// for every solver, whatever its own initial guess.
+#include "core/problem.hpp"
+
+namespace pbdlab {
+
+class StepObjective {
+ public:
+  // The step that takes (x_prev, v_prev) at step index `step` to step + 1.
+  StepObjective(const Problem& problem, const Positions& x_prev, const VecX& v_prev, int step);
+
+  const Problem& problem() const { return *problem_; }
+  int step() const { return step_; }
+  double timeNext() const { return t_next_; }
+  double dt() const { return problem_->time.dt; }
+  bool isDynamic() const { return problem_->time.integrator == Integrator::kBackwardEuler; }
+
+  const Positions& previousPositions() const { return x_prev_; }
+  const VecX& previousVelocities() const { return v_prev_; }
+  // x~ = x^n + dt v^n (backward Euler), x^n (quasistatic).
+  const Positions& inertialTarget() const { return x_tilde_; }
+  // x^n with this step's boundary values applied: the common reference point.
+  const Positions& referencePositions() const { return x_ref_; }
+  // Sets the prescribed DOFs of x to this step's boundary values.
+  void applyBoundary(Positions& x) const { problem_->applyDirichlet(x, t_next_); }
+
+  // E(x) above.
+  double energy(const Positions& x) const;
+  // Full gradient dE/dx (all DOFs, prescribed ones included; callers restrict as needed).
+  void gradient(const Positions& x, VecX& g) const;
+  // |r(x)| over the free DOFs.
+  double residualNorm(const Positions& x) const;
+  // |r(x_ref)|, computed once.
+  double referenceResidualNorm() const { return reference_residual_; }
+  double relativeResidual(double residual_norm) const;
+
+  // The scale of the elastic and inertial terms in E: backward Euler multiplies PE by dt^2.
+  double elasticScale() const { return isDynamic() ? dt() * dt() : 1.0; }
+
+ private:
+  const Problem* problem_;
+  int step_;
+  double t_next_;
+  Positions x_prev_;
+  VecX v_prev_;
+  Positions x_tilde_;
+  Positions x_ref_;
+  double reference_residual_ = 0.0;
+};
+
+// Velocities after the step: (x^{n+1} - x^n) / dt for backward Euler, zero for quasistatic.
+VecX velocitiesAfterStep(const StepObjective& objective, const Positions& x_next);
+
+}  // namespace pbdlab

@@ -1,0 +1,45 @@
+#pragma once
+// Assembly of the step objective's Hessian over the free DOFs into a sparse matrix whose
+// pattern (lower triangle, as CHOLMOD wants it) is built once per topology. Each element's
+// 78 lower-triangle entries have a precomputed slot in the value array, and elements of one
+// color share no node, so the scatter runs in parallel without races or allocation.
+#include <Eigen/SparseCore>
+#include <vector>
+
+#include "core/elastic_energy.hpp"
+#include "core/yardstick.hpp"
+
+namespace pbdlab {
+
+using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+class FreeDofHessian {
+ public:
+  explicit FreeDofHessian(const Problem& problem);
+
+  int numFree() const { return static_cast<int>(free_of_dof_.size()) - num_fixed_; }
+  // Index of `dof` among the free DOFs, or -1 if it is prescribed.
+  int freeIndex(int dof) const { return free_of_dof_[dof]; }
+  // Lower triangle with the pattern of every step (values zero).
+  const SparseMatrix& pattern() const { return matrix_; }
+
+  // Hessian of objective.energy at x over the free DOFs (lower triangle):
+  // backward Euler M + dt^2 K, quasistatic K, with K's element blocks true or projected.
+  const SparseMatrix& assemble(const StepObjective& objective, const Positions& x, HessianKind kind);
+  const SparseMatrix& matrix() const { return matrix_; }
+
+  // Free-DOF part of a full-length vector, and back.
+  VecX restrictToFree(const VecX& full) const;
+  void addFromFree(const VecX& free_values, VecX& full) const;
+
+ private:
+  static constexpr int kLowerEntries = 78;  // 12 * 13 / 2
+  std::vector<int> free_of_dof_;
+  int num_fixed_ = 0;
+  std::vector<int> free_dofs_;
+  SparseMatrix matrix_;
+  std::vector<int> diagonal_slot_;                           // per free DOF
+  std::vector<std::array<int, kLowerEntries>> element_slots_; // -1 where a DOF is prescribed
+};
+
+}  // namespace pbdlab

@@ -1,0 +1,162 @@
+#include "reference/newton.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+namespace pbdlab {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+enum HessianUsed { kUsedTrue = 0, kUsedProjected = 1, kUsedShifted = 2 };
+// Relative size of a Newton update at the round-off level of the positions.
+constexpr double kRoundoffStep = 1e-12;
+}  // namespace
+
+std::string cholmodVersion() {
+  return "CHOLMOD " + std::to_string(CHOLMOD_MAIN_VERSION) + "." + std::to_string(CHOLMOD_SUB_VERSION) + "." +
+         std::to_string(CHOLMOD_SUBSUB_VERSION);
+}
+
+std::string blasLibrary() {
+  // Debian switches BLAS through the alternatives system; name the library actually used.
+  std::error_code error;
+  for (const char* link : {"/etc/alternatives/libblas.so.3-x86_64-linux-gnu", "/etc/alternatives/libblas.so.3"}) {
+    const auto target = std::filesystem::canonical(link, error);
+    if (!error) return target.string();
+  }
+  return "unknown";
+}
+
+void NewtonSolver::setup(const Problem& problem) {
+  problem_ = &problem;
+  hessian_ = std::make_unique<FreeDofHessian>(problem);
+  // CHOLMOD's messages about non-definite matrices are expected here: we test info().
+  cholesky_.cholmod().print = 0;
+  cholesky_.analyzePattern(hessian_->pattern());  // symbolic analysis, once per topology
+}
+
+double NewtonSolver::factor(HessianKind kind, double initial_shift) {
+  (void)kind;
+  const SparseMatrix& H = hessian_->matrix();
+  if (initial_shift == 0.0) {
+    cholesky_.factorize(H);
+    if (cholesky_.info() == Eigen::Success) return 0.0;
+  }
+  // Shift by a multiple of the mean diagonal until the factorization succeeds.
+  const double mean_diagonal = H.diagonal().cwiseAbs().mean();
+  double shift = initial_shift > 0.0 ? initial_shift : 1e-8 * mean_diagonal;
+  for (int attempt = 0; attempt < 40; ++attempt, shift *= 10.0) {
+    shifted_ = H;
+    for (int i = 0; i < shifted_.rows(); ++i) shifted_.coeffRef(i, i) += shift;
+    cholesky_.factorize(shifted_);
+    if (cholesky_.info() == Eigen::Success) return shift;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+void NewtonSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
+  if (problem_ != &objective.problem() || !hessian_) setup(objective.problem());
+  const Problem& problem = objective.problem();
+
+  Positions x = objective.isDynamic() ? objective.inertialTarget() : objective.previousPositions();
+  objective.applyBoundary(x);
+  bool stop = monitor.record(0, x, {0, 0, -1, 0, 0, 0});
+
+  VecX g, g_trial;
+  double energy = objective.energy(x);
+  objective.gradient(x, g);
+  for (int iteration = 1; !stop; ++iteration) {
+    const Clock::time_point assembly_start = Clock::now();
+    const VecX g_free = hessian_->restrictToFree(g);
+    const bool projected_first = options_.hessian == NewtonOptions::Hessian::kProjected;
+    HessianKind kind = projected_first ? HessianKind::kProjected : HessianKind::kTrue;
+    hessian_->assemble(objective, x, kind);
+    double assembly_seconds = secondsSince(assembly_start);
+
+    // Factor; fall back to the projected Hessian, then to a shift (see the header).
+    const Clock::time_point factor_start = Clock::now();
+    double shift = factor(kind, 0.0);
+    VecX d;
+    auto solveDirection = [&]() { d = -cholesky_.solve(g_free); };
+    if (shift == 0.0) solveDirection();
+    const bool may_project = options_.hessian == NewtonOptions::Hessian::kAuto && kind == HessianKind::kTrue;
+    if (may_project && (shift != 0.0 || !(g_free.dot(d) < 0.0))) {
+      const Clock::time_point reassembly = Clock::now();
+      kind = HessianKind::kProjected;
+      hessian_->assemble(objective, x, kind);
+      assembly_seconds += secondsSince(reassembly);
+      shift = factor(kind, 0.0);
+      if (shift == 0.0) solveDirection();
+    }
+    if (shift != 0.0 || !(g_free.dot(d) < 0.0)) {
+      double try_shift = shift > 0.0 ? shift : 1e-8 * hessian_->matrix().diagonal().cwiseAbs().mean();
+      do {
+        shift = factor(kind, try_shift);
+        if (!std::isfinite(shift)) break;
+        solveDirection();
+        try_shift = 10.0 * shift;
+      } while (!(g_free.dot(d) < 0.0));
+    }
+    const double factor_seconds = secondsSince(factor_start);  // factor(s) and solve(s)
+    if (!std::isfinite(shift) || !d.allFinite()) {
+      monitor.stopFor(StopReason::kDiverged);
+      monitor.record(iteration, x, {0, 0, 2, shift, assembly_seconds, factor_seconds});
+      break;
+    }
+
+    // A Newton update below the round-off level of the positions cannot improve them: the
+    // residual is at its floor in double precision (E |x| eps / h for stiff materials under
+    // small loads can be far above a relative 1e-8). Stop instead of line-searching noise.
+    if (shift == 0.0 && d.lpNorm<Eigen::Infinity>() <= kRoundoffStep * std::max(1.0, x.lpNorm<Eigen::Infinity>())) {
+      monitor.stopFor(StopReason::kRoundoff);
+      monitor.record(iteration, x, {0, 0, double(kind == HessianKind::kProjected), 0.0, assembly_seconds, factor_seconds});
+      break;
+    }
+
+    // Backtracking line search on the energy. Where the predicted decrease is below what the
+    // energy can resolve in double precision (close to the solution), the residual norm is the
+    // merit function instead.
+    const double slope = g_free.dot(d);  // < 0
+    const double roundoff_scale =
+        std::abs(energy) + objective.elasticScale() * std::abs(problem.externalForce().dot(x));
+    const bool resolvable = -slope > 1e-10 * roundoff_scale;
+    double alpha = 1.0;
+    int line_search_steps = 0;
+    Positions x_trial = x;
+    double energy_trial = energy;
+    bool accepted = false;
+    for (;;) {
+      x_trial = x;
+      hessian_->addFromFree(alpha * d, x_trial);
+      energy_trial = objective.energy(x_trial);
+      objective.gradient(x_trial, g_trial);
+      if (!options_.line_search) { accepted = true; break; }
+      if (resolvable ? energy_trial <= energy + options_.armijo * alpha * slope
+                     : hessian_->restrictToFree(g_trial).norm() < g_free.norm()) {
+        accepted = true;
+        break;
+      }
+      if (++line_search_steps > options_.max_line_search_steps) break;
+      alpha *= 0.5;
+    }
+    const int hessian_used = shift > 0.0 ? kUsedShifted : (kind == HessianKind::kProjected ? kUsedProjected : kUsedTrue);
+    if (!accepted) {
+      monitor.stopFor(StopReason::kStalled);
+      monitor.record(iteration, x, {double(line_search_steps), 0.0, double(hessian_used), shift, assembly_seconds, factor_seconds});
+      break;
+    }
+    x.swap(x_trial);
+    g.swap(g_trial);
+    energy = energy_trial;
+    stop = monitor.record(iteration, x, {double(line_search_steps), alpha, double(hessian_used), shift,
+                                         assembly_seconds, factor_seconds});
+  }
+  state.v = velocitiesAfterStep(objective, x);
+  state.x = x;
+}
+
+}  // namespace pbdlab

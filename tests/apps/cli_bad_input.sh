@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# The command line on bad input: every bad scene makes `pbdlab run` fail with a non-zero exit
+# (not a crash), an error on stderr naming the file and the offending field (a JSON pointer),
+# and no output left behind.
+#
+#   bash cli_bad_input.sh PBDLAB_BINARY BAD_SCENES_DIR
+#
+# Prints one line per case; exits 1 at the first failure.
+set -u
+
+if [ $# -ne 2 ]; then
+  echo "usage: bash $0 PBDLAB_BINARY BAD_SCENES_DIR" >&2
+  exit 2
+fi
+PBDLAB=$1
+BAD_DIR=$2
+if [ ! -x "$PBDLAB" ]; then
+  echo "FAIL: $PBDLAB is not an executable" >&2
+  exit 1
+fi
+if [ ! -d "$BAD_DIR" ]; then
+  echo "FAIL: $BAD_DIR is not a folder" >&2
+  exit 1
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pbdlab_cli_bad_input.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# file:expected field. Every *.json in BAD_DIR must be listed here.
+CASES=(
+  "nu_half.json:/material/poisson_ratio"
+  "negative_E.json:/material/youngs_modulus"
+  "nan_string.json:/material/poisson_ratio"
+  "unknown_key.json:/material/youngs_modulos"
+  "infinite_value.json:/gravity/2"
+  "zero_cells.json:/mesh/cells/0"
+  "zero_dt.json:/time/dt"
+  "unknown_node_set.json:/dirichlet/1/node_set"
+  "bad_components.json:/dirichlet/1/components"
+  "unknown_motion.json:/dirichlet/1/motion/0/type"
+  "unknown_solver.json:/solver/name"
+  "unknown_option.json:/solver/options/line_serch"
+  "malformed.json:(file)"
+)
+
+CASE=""
+fail() {
+  echo "FAIL $CASE: $1"
+  if [ -s "$WORK/stderr" ]; then sed 's/^/    stderr: /' "$WORK/stderr"; fi
+  exit 1
+}
+
+# Runs pbdlab with the given arguments; sets RC, leaves stderr in $WORK/stderr.
+RC=0
+invoke() {
+  rm -f "$WORK/stdout" "$WORK/stderr"
+  timeout 300 "$PBDLAB" "$@" >"$WORK/stdout" 2>"$WORK/stderr"
+  RC=$?
+}
+
+# A bad-input failure: non-zero exit that is neither a timeout nor a signal.
+expect_clean_failure() {
+  if [ "$RC" -eq 0 ]; then fail "exit code 0, expected a failure"; fi
+  if [ "$RC" -eq 124 ]; then fail "timed out"; fi
+  if [ "$RC" -ge 128 ]; then fail "crashed (exit code $RC, signal $((RC - 128)))"; fi
+}
+
+expect_stderr_has() {
+  if ! grep -qF -- "$1" "$WORK/stderr"; then fail "stderr does not mention '$1'"; fi
+}
+
+expect_no_output() {
+  if [ -e "$1" ] && [ -n "$(ls -A "$1" 2>/dev/null)" ]; then
+    fail "left output behind in $1: $(ls -A "$1" | tr '\n' ' ')"
+  fi
+}
+
+# Every bad scene is in the table, and every table entry is a file.
+for path in "$BAD_DIR"/*.json; do
+  [ -e "$path" ] || continue
+  name=$(basename "$path")
+  listed=0
+  for entry in "${CASES[@]}"; do
+    [ "${entry%%:*}" = "$name" ] && listed=1
+  done
+  CASE=$name
+  [ "$listed" -eq 1 ] || fail "not in the case table of $0 (add its expected field)"
+done
+
+for entry in "${CASES[@]}"; do
+  name=${entry%%:*}
+  field=${entry#*:}
+  CASE=$name
+  [ -f "$BAD_DIR/$name" ] || fail "missing from $BAD_DIR"
+  out="$WORK/out_${name%.json}"
+  invoke run "$BAD_DIR/$name" --out "$out"
+  expect_clean_failure
+  expect_stderr_has "$name"
+  expect_stderr_has "$field"
+  if [ "$field" = "(file)" ]; then
+    # A parse error says where: the parser's line and column.
+    expect_stderr_has "line"
+  elif ! grep -qE '/[A-Za-z_]' "$WORK/stderr"; then
+    fail "stderr names no JSON pointer field"
+  fi
+  expect_no_output "$out"
+  echo "ok   $name: exit $RC, names $field"
+done
+
+# A scene file that does not exist.
+CASE="missing file"
+out="$WORK/out_missing"
+invoke run "$WORK/missing.json" --out "$out"
+expect_clean_failure
+expect_stderr_has "missing.json"
+expect_no_output "$out"
+echo "ok   missing file: exit $RC"
+
+# A valid scene with an unknown solver given on the command line.
+CASE="--solver nosuch"
+cat >"$WORK/good.json" <<'EOF'
+{
+  "mesh": {"type": "box", "origin": [0, 0, 0], "size": [1, 1, 1], "cells": [2, 2, 2], "split": "five"},
+  "material": {"model": "stable_neo_hookean", "youngs_modulus": 1e5, "poisson_ratio": 0.3},
+  "dirichlet": [{"node_set": "x-min"},
+                {"node_set": "x-max", "components": "x",
+                 "motion": [{"type": "translate", "by": [0.1, 0, 0], "t_start": 0, "t_end": 1}]}],
+  "time": {"integrator": "quasistatic", "dt": 0.5, "steps": 2},
+  "solver": {"name": "newton", "max_iterations": 20},
+  "output": {"vtu": "none"}
+}
+EOF
+out="$WORK/out_nosuch"
+invoke run "$WORK/good.json" --solver nosuch --out "$out"
+expect_clean_failure
+if ! grep -qF -e "/solver/name" -e "nosuch" "$WORK/stderr"; then
+  fail "stderr names neither /solver/name nor nosuch"
+fi
+expect_no_output "$out"
+echo "ok   --solver nosuch: exit $RC"
+
+# An unknown command.
+CASE="unknown command"
+invoke frobnicate
+expect_clean_failure
+[ -s "$WORK/stderr" ] || fail "nothing on stderr"
+echo "ok   unknown command: exit $RC"
+
+echo "all $((${#CASES[@]} + 3)) cases passed"

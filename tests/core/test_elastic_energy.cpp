@@ -1,0 +1,189 @@
+// Element energy/gradient/Hessian against finite differences for every material, including
+// inverted and near-degenerate elements, and the patch test on a five-tet box.
+#include <gtest/gtest.h>
+
+#include <Eigen/Eigenvalues>
+#include <random>
+
+#include "core/elastic_energy.hpp"
+#include "meshes/box_mesh.hpp"
+
+namespace pbdlab {
+namespace {
+
+MaterialSpec specFor(MaterialModel model) {
+  MaterialSpec spec;
+  spec.model = model;
+  spec.youngs_modulus = 1e5;
+  spec.poisson_ratio = 0.3;
+  return spec;
+}
+
+std::vector<MaterialModel> allModels() {
+  return {MaterialModel::kFixedCorotated, MaterialModel::kNeoHookean, MaterialModel::kStableNeoHookean,
+          MaterialModel::kStVenantKirchhoff};
+}
+
+Mesh singleTet() {
+  Mesh mesh;
+  mesh.rest_positions.resize(4, 3);
+  mesh.rest_positions << 0, 0, 0, 1, 0.1, 0, 0.2, 0.9, 0.1, 0.1, 0.2, 1.1;
+  mesh.elements.resize(1, 4);
+  mesh.elements << 0, 1, 2, 3;
+  mesh.source = "single tet";
+  return mesh;
+}
+
+class ElementDerivatives : public ::testing::TestWithParam<MaterialModel> {};
+
+// Positions of the single tet: the rest shape mapped by A (det A > 0, < 0, or ~0) plus noise.
+Positions deformed(const Mesh& mesh, const Mat3& A, std::mt19937& rng, double noise) {
+  std::normal_distribution<double> normal(0.0, noise);
+  Positions x = mesh.restPositionsFlat();
+  for (int i = 0; i < mesh.numNodes(); ++i) {
+    x.segment<3>(3 * i) = A * mesh.restPosition(i);
+    for (int k = 0; k < 3; ++k) x[3 * i + k] += normal(rng);
+  }
+  return x;
+}
+
+// Central differences with step h = 1e-6: truncation O(h^2 |third derivative|) ~ 1e-12
+// relative, round-off ~ eps |E| / h ~ 1e-10 relative; a 1e-6 relative tolerance has margin on
+// both sides and still catches any wrong term (those give O(1) relative errors).
+TEST_P(ElementDerivatives, GradientAndHessianMatchFiniteDifferences) {
+  const Mesh mesh = singleTet();
+  const ElasticEnergy energy(mesh, makeMaterial(specFor(GetParam())));
+  std::mt19937 rng(7);
+  // Families: stretched/sheared, inverted (det < 0), near-degenerate (one direction squashed
+  // to 1e-2 of its length). For fixed corotated the derivative does not exist where two
+  // singular values of F sum to zero; the inverted family's reflection is diag(1, 1, -0.8)
+  // rotated, whose pair sum 1 - 0.8 = 0.2 stays away from that set.
+  const Mat3 rotation = Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()).toRotationMatrix();
+  const std::vector<std::pair<std::string, Mat3>> families = {
+      {"stretched", rotation * Vec3(1.3, 0.8, 1.1).asDiagonal()},
+      {"inverted", rotation * Vec3(1.0, 1.0, -0.8).asDiagonal()},
+      {"near_degenerate", rotation * Vec3(1.2, 0.9, 1e-2).asDiagonal()},
+  };
+  for (const auto& [family, A] : families) {
+    for (int sample = 0; sample < 5; ++sample) {
+      SCOPED_TRACE(family + " sample " + std::to_string(sample));
+      const Positions x = deformed(mesh, A, rng, 0.02);
+      double E;
+      Vec12 g;
+      Mat12 H;
+      energy.elementTerms(0, x, &E, &g, &H);
+      ASSERT_GT(g.norm(), 1e-3 * energy.material().modelParameters().mu) << "vacuous check";
+      const double h = 1e-6;
+      Vec12 g_fd;
+      Mat12 H_fd;
+      for (int k = 0; k < 12; ++k) {
+        Positions xp = x, xm = x;
+        xp[k] += h;
+        xm[k] -= h;
+        double Ep, Em;
+        Vec12 gp, gm;
+        energy.elementTerms(0, xp, &Ep, &gp, nullptr);
+        energy.elementTerms(0, xm, &Em, &gm, nullptr);
+        g_fd[k] = (Ep - Em) / (2 * h);
+        H_fd.col(k) = (gp - gm) / (2 * h);
+      }
+      EXPECT_LT((g - g_fd).norm(), 1e-6 * g.norm());
+      EXPECT_LT((H - H_fd).norm(), 1e-6 * H.norm());
+      EXPECT_LT((H - H.transpose()).norm(), 1e-12 * H.norm());
+    }
+  }
+}
+
+TEST_P(ElementDerivatives, ProjectedHessianIsPositiveSemidefinite) {
+  const Mesh mesh = singleTet();
+  const ElasticEnergy energy(mesh, makeMaterial(specFor(GetParam())));
+  std::mt19937 rng(11);
+  const Mat3 inverted = Vec3(1.0, 0.9, -0.6).asDiagonal();
+  for (int sample = 0; sample < 10; ++sample) {
+    const Positions x = deformed(mesh, inverted, rng, 0.1);
+    Mat12 H, H_true;
+    energy.elementTerms(0, x, nullptr, nullptr, &H, HessianKind::kProjected);
+    energy.elementTerms(0, x, nullptr, nullptr, &H_true, HessianKind::kTrue);
+    const double min_eigenvalue = Eigen::SelfAdjointEigenSolver<Mat12>(H).eigenvalues().minCoeff();
+    EXPECT_GT(min_eigenvalue, -1e-10 * H.norm());
+    // Where the true Hessian is already definite the projection must not change it.
+    if (Eigen::SelfAdjointEigenSolver<Mat9>(energy.material().firstPiolaDerivative(energy.deformationGradient(0, x)))
+            .eigenvalues()
+            .minCoeff() > 0)
+      EXPECT_LT((H - H_true).norm(), 1e-10 * H.norm());
+  }
+}
+
+// Patch test: under an affine map x = A X + b every element has the same F = A, so the
+// interior nodes' forces cancel; their residual must be at round-off (relative to the
+// magnitude of a boundary node's force).
+TEST_P(ElementDerivatives, PatchTestAffineMotionHasZeroInteriorResidual) {
+  BoxMeshRecipe recipe;
+  recipe.size = Vec3(2.0, 1.0, 1.5);
+  recipe.cells = {6, 3, 4};
+  const Mesh mesh = makeBoxMesh(recipe);
+  const ElasticEnergy energy(mesh, makeMaterial(specFor(GetParam())));
+  const std::vector<std::pair<std::string, Mat3>> maps = {
+      {"stretch_shear", (Mat3() << 1.3, 0.2, 0.0, 0.1, 0.9, 0.05, -0.1, 0.0, 1.1).finished()},
+      {"compress", Vec3(0.6, 0.7, 0.5).asDiagonal()},
+      {"inverted", (Mat3() << 1.0, 0.1, 0.0, 0.0, 1.1, 0.2, 0.0, 0.0, -0.7).finished()},
+  };
+  std::vector<char> on_boundary(mesh.numNodes(), 0);
+  for (const char* face : {"x-min", "x-max", "y-min", "y-max", "z-min", "z-max"})
+    for (int node : mesh.node_sets.at(face)) on_boundary[node] = 1;
+  for (const auto& [name, A] : maps) {
+    SCOPED_TRACE(name);
+    Positions x(3 * mesh.numNodes());
+    for (int i = 0; i < mesh.numNodes(); ++i) x.segment<3>(3 * i) = A * mesh.restPosition(i) + Vec3(0.3, -0.2, 0.1);
+    VecX g = VecX::Zero(x.size());
+    energy.addGradient(x, g);
+    double interior = 0.0, boundary = 0.0;
+    int interior_nodes = 0;
+    for (int i = 0; i < mesh.numNodes(); ++i) {
+      const double f = g.segment<3>(3 * i).norm();
+      if (on_boundary[i]) boundary = std::max(boundary, f);
+      else { interior = std::max(interior, f); ++interior_nodes; }
+    }
+    ASSERT_GT(interior_nodes, 10);
+    ASSERT_GT(boundary, 0.0) << "the affine map must stress the body";
+    EXPECT_LT(interior, 1e-12 * boundary);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllMaterials, ElementDerivatives, ::testing::ValuesIn(allModels()),
+                         [](const auto& info) { return materialModelName(info.param); });
+
+TEST(ElasticEnergy, AssembledGradientMatchesFiniteDifferencesOfAssembledEnergy) {
+  BoxMeshRecipe recipe;
+  recipe.cells = {2, 2, 2};
+  const Mesh mesh = makeBoxMesh(recipe);
+  const ElasticEnergy energy(mesh, makeMaterial(specFor(MaterialModel::kStableNeoHookean)));
+  std::mt19937 rng(3);
+  std::normal_distribution<double> normal(0.0, 0.05);
+  Positions x = mesh.restPositionsFlat();
+  for (int k = 0; k < x.size(); ++k) x[k] += normal(rng);
+  VecX g = VecX::Zero(x.size());
+  energy.addGradient(x, g);
+  ASSERT_GT(g.norm(), 0.0);
+  const double h = 1e-6;
+  VecX g_fd(x.size());
+  for (int k = 0; k < x.size(); ++k) {
+    Positions xp = x, xm = x;
+    xp[k] += h;
+    xm[k] -= h;
+    g_fd[k] = (energy.energy(xp) - energy.energy(xm)) / (2 * h);
+  }
+  EXPECT_LT((g - g_fd).norm(), 1e-6 * g.norm());
+}
+
+TEST(ElasticEnergy, ColoringIsValid) {
+  const Mesh mesh = makeBoxMesh(resBox(6));
+  const ElasticEnergy energy(mesh, makeMaterial(specFor(MaterialModel::kFixedCorotated)));
+  EXPECT_TRUE(isValidElementColoring(mesh, energy.elementColoring()));
+  int total = 0;
+  for (int size : energy.elementColoring().sizes()) total += size;
+  EXPECT_EQ(total, mesh.numElements());
+}
+
+}  // namespace
+}  // namespace pbdlab

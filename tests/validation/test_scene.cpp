@@ -1,0 +1,424 @@
+// Scene files: a valid scene parses with its defaults filled in; every kind of bad input is an
+// InputError naming the file and the exact JSON pointer of the field.
+#include "validation/scene.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "core/input_error.hpp"
+
+namespace pbdlab {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A fresh folder per test under the GoogleTest temp dir, removed afterwards.
+class TempFolder {
+ public:
+  TempFolder() {
+    static std::atomic<int> counter{0};
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string("pbdlab_test_scene_") + std::to_string(::getpid()) + "_" +
+                       std::to_string(counter++) + "_" + (info ? info->name() : "x");
+    for (char& c : name)
+      if (c == '/') c = '_';
+    path_ = fs::path(::testing::TempDir()) / name;
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string write(const std::string& file_name, const std::string& text) const {
+    const std::string file = (path_ / file_name).string();
+    std::ofstream(file, std::ios::binary) << text;
+    return file;
+  }
+  std::string file(const std::string& file_name) const { return (path_ / file_name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+// The smallest valid scene: only the required fields.
+json minimalScene() {
+  return json::parse(R"({
+    "mesh": {"type": "box", "cells": [2, 2, 2]},
+    "material": {"model": "stable_neo_hookean", "youngs_modulus": 1e5, "poisson_ratio": 0.3},
+    "time": {"dt": 0.5, "steps": 2}
+  })");
+}
+
+// A small scene that sets every field (the example of docs/scene-format.md, smaller mesh).
+json fullScene() {
+  return json::parse(R"({
+    "name": "torsion_tiny",
+    "description": "twist a bar",
+    "mesh": {"type": "box", "origin": [0, 0, 0], "size": [4, 1, 1], "cells": [4, 1, 1], "split": "five"},
+    "material": {"model": "stable_neo_hookean", "youngs_modulus": 1e5, "poisson_ratio": 0.3,
+                 "lame_mapping": "matched", "density": 1000},
+    "gravity": [0, 0, -9.81],
+    "dirichlet": [
+      {"node_set": "x-min"},
+      {"node_set": "x-max", "components": "zx",
+       "motion": [{"type": "translate", "by": [1, 0, 0], "t_start": 0, "t_end": 1},
+                  {"type": "rotate", "axis_point": [4, 0.5, 0.5], "axis_direction": [1, 0, 0],
+                   "angle_degrees": 90, "t_start": 1, "t_end": 2},
+                  {"type": "fixed"}]}],
+    "time": {"integrator": "backward_euler", "dt": 0.25, "steps": 4},
+    "solver": {"name": "newton", "max_iterations": 50, "max_seconds": 60, "target_relative_residual": 1e-6,
+               "absolute_residual_floor": 1e-12, "options": {"line_search": true}},
+    "output": {"vtu": "every_step"}
+  })");
+}
+
+// Runs `load` and checks it throws an InputError naming `file` and `field` exactly.
+template <typename Load>
+void expectInputError(Load load, const std::string& file, const std::string& field) {
+  try {
+    load();
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), field) << error.what();
+    EXPECT_EQ(error.file(), file) << error.what();
+    // The message carries both, for the command line.
+    EXPECT_NE(std::string(error.what()).find(field), std::string::npos) << error.what();
+    return;
+  } catch (const std::exception& error) {
+    ADD_FAILURE() << "expected InputError at " << field << ", got another exception: " << error.what();
+    return;
+  }
+  ADD_FAILURE() << "expected InputError at " << field << ", but the scene loaded";
+}
+
+TEST(Scene, MinimalSceneGetsEveryDefault) {
+  TempFolder folder;
+  const std::string path = folder.write("small_bar.json", minimalScene().dump(2));
+  const Scene scene = loadScene(path);
+
+  EXPECT_EQ(scene.path, path);
+  EXPECT_EQ(scene.name, "small_bar");  // the file stem
+  EXPECT_EQ(scene.problem.numNodes(), 27);
+  EXPECT_EQ(scene.problem.material.model, MaterialModel::kStableNeoHookean);
+  EXPECT_EQ(scene.problem.material.mapping, LameMapping::kMatchedToLinear);
+  EXPECT_DOUBLE_EQ(scene.problem.material.density, 1000.0);
+  EXPECT_EQ(scene.problem.gravity, Vec3::Zero());
+  EXPECT_TRUE(scene.problem.dirichlet.empty());
+  EXPECT_EQ(scene.problem.time.integrator, Integrator::kQuasistatic);
+  EXPECT_DOUBLE_EQ(scene.problem.time.dt, 0.5);
+  EXPECT_EQ(scene.problem.time.num_steps, 2);
+  EXPECT_EQ(scene.solver.name, "newton");
+  EXPECT_TRUE(scene.solver.options.is_object() && scene.solver.options.empty());
+  const Budget defaults;
+  EXPECT_EQ(scene.solver.budget.max_iterations, defaults.max_iterations);
+  EXPECT_TRUE(std::isinf(scene.solver.budget.max_seconds));
+  EXPECT_EQ(scene.solver.budget.target_relative_residual, defaults.target_relative_residual);
+  EXPECT_EQ(scene.output.vtu, OutputSpec::Frames::kFinal);
+
+  const json& r = scene.resolved;
+  EXPECT_EQ(r["name"], "small_bar");
+  EXPECT_EQ(r["mesh"]["type"], "box");
+  EXPECT_EQ(r["mesh"]["origin"], json::array({0.0, 0.0, 0.0}));
+  EXPECT_EQ(r["mesh"]["size"], json::array({1.0, 1.0, 1.0}));
+  EXPECT_EQ(r["mesh"]["cells"], json::array({2, 2, 2}));
+  EXPECT_EQ(r["mesh"]["split"], "five");
+  EXPECT_EQ(r["material"]["model"], "stable_neo_hookean");
+  EXPECT_EQ(r["material"]["lame_mapping"], "matched");
+  EXPECT_EQ(r["material"]["density"], 1000.0);
+  EXPECT_EQ(r["gravity"], json::array({0.0, 0.0, 0.0}));
+  EXPECT_EQ(r["dirichlet"], json::array());
+  EXPECT_EQ(r["time"]["integrator"], "quasistatic");
+  EXPECT_EQ(r["time"]["steps"], 2);
+  EXPECT_EQ(r["solver"]["name"], "newton");
+  EXPECT_EQ(r["solver"]["max_iterations"], defaults.max_iterations);
+  EXPECT_TRUE(r["solver"]["max_seconds"].is_null());  // no limit
+  EXPECT_EQ(r["solver"]["options"], json::object());
+  EXPECT_EQ(r["output"]["vtu"], "final");
+}
+
+TEST(Scene, FullSceneReadsEveryField) {
+  const Scene scene = parseScene(fullScene(), "<inline>");
+  EXPECT_EQ(scene.path, "<inline>");
+  EXPECT_EQ(scene.name, "torsion_tiny");
+  EXPECT_EQ(scene.problem.numNodes(), 5 * 2 * 2);
+  EXPECT_EQ(scene.problem.gravity, Vec3(0, 0, -9.81));
+  EXPECT_EQ(scene.problem.time.integrator, Integrator::kBackwardEuler);
+  EXPECT_EQ(scene.solver.budget.max_iterations, 50);
+  EXPECT_DOUBLE_EQ(scene.solver.budget.max_seconds, 60.0);
+  EXPECT_DOUBLE_EQ(scene.solver.budget.target_relative_residual, 1e-6);
+  EXPECT_DOUBLE_EQ(scene.solver.budget.absolute_residual_floor, 1e-12);
+  EXPECT_EQ(scene.solver.options, json({{"line_search", true}}));
+  EXPECT_EQ(scene.output.vtu, OutputSpec::Frames::kEveryStep);
+
+  ASSERT_EQ(scene.problem.dirichlet.size(), 2u);
+  const DirichletCondition& fixed = scene.problem.dirichlet[0];
+  EXPECT_EQ(fixed.node_set, "x-min");
+  EXPECT_EQ(fixed.components, (std::array<bool, 3>{true, true, true}));
+  EXPECT_TRUE(fixed.motion.stages.empty());
+  const DirichletCondition& moving = scene.problem.dirichlet[1];
+  EXPECT_EQ(moving.components, (std::array<bool, 3>{true, false, true}));
+  ASSERT_EQ(moving.motion.stages.size(), 3u);
+  EXPECT_EQ(moving.motion.stages[0].kind, MotionStage::Kind::kTranslate);
+  EXPECT_EQ(moving.motion.stages[0].translation, Vec3(1, 0, 0));
+  const MotionStage& rotate = moving.motion.stages[1];
+  EXPECT_EQ(rotate.kind, MotionStage::Kind::kRotate);
+  EXPECT_NEAR(rotate.angle, std::acos(-1.0) / 2, 1e-15);  // degrees in the file, radians in the stage
+  EXPECT_EQ(rotate.axis_point, Vec3(4, 0.5, 0.5));
+  EXPECT_DOUBLE_EQ(rotate.t_start, 1.0);
+  EXPECT_DOUBLE_EQ(rotate.t_end, 2.0);
+  EXPECT_EQ(moving.motion.stages[2].kind, MotionStage::Kind::kFixed);
+  // Fixed DOFs: all 3 of the 4 x-min nodes, x and z of the 4 x-max nodes.
+  EXPECT_EQ(scene.problem.fixedDofs().size(), 4u * 3 + 4u * 2);
+
+  const json& r = scene.resolved;
+  EXPECT_EQ(r["description"], "twist a bar");
+  EXPECT_EQ(r["dirichlet"][0]["components"], "xyz");
+  EXPECT_EQ(r["dirichlet"][0]["motion"], json::array());
+  EXPECT_EQ(r["dirichlet"][1]["components"], "xz");  // normalized order
+  EXPECT_EQ(r["dirichlet"][1]["motion"][1]["angle_degrees"], 90.0);
+  // A stage without times runs over the whole run: t_start 0, t_end = steps * dt.
+  EXPECT_EQ(r["dirichlet"][1]["motion"][2]["t_start"], 0.0);
+  EXPECT_EQ(r["dirichlet"][1]["motion"][2]["t_end"], 1.0);
+  EXPECT_EQ(r["solver"]["max_seconds"], 60.0);
+}
+
+TEST(Scene, ResolvedSceneIsAFixedPoint) {
+  for (const json& document : {minimalScene(), fullScene()}) {
+    const Scene scene = parseScene(document, "first.json");
+    const Scene again = parseScene(scene.resolved, "second.json");
+    EXPECT_EQ(again.resolved, scene.resolved);
+  }
+}
+
+TEST(Scene, LoadedFileMatchesParsedDocument) {
+  TempFolder folder;
+  const std::string path = folder.write("full.json", fullScene().dump(2));
+  EXPECT_EQ(loadScene(path).resolved, parseScene(fullScene(), path).resolved);
+}
+
+// --- bad input: one case per kind ---------------------------------------------------------
+
+struct BadCase {
+  std::string name;
+  json base;          // the valid scene to start from
+  std::string where;  // JSON pointer to set (or remove)
+  std::string raw;    // the raw JSON text put there; empty: remove the field
+  std::string field;  // the expected InputError field
+};
+
+std::ostream& operator<<(std::ostream& os, const BadCase& c) { return os << c.name; }
+
+// The scene text with `raw` spliced in verbatim at `where` (so 1e999 stays 1e999).
+std::string sceneText(const BadCase& c) {
+  json document = c.base;
+  const json::json_pointer pointer(c.where);
+  if (c.raw.empty()) {
+    document[pointer.parent_pointer()].erase(pointer.back());
+    return document.dump(2);
+  }
+  const std::string marker = "@@RAW_VALUE@@";
+  document[pointer] = marker;
+  std::string text = document.dump(2);
+  text.replace(text.find('"' + marker + '"'), marker.size() + 2, c.raw);
+  return text;
+}
+
+class BadScene : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadScene, NamesFileAndField) {
+  const BadCase& c = GetParam();
+  TempFolder folder;
+  const std::string path = folder.write(c.name + ".json", sceneText(c));
+  expectInputError([&] { loadScene(path); }, path, c.field);
+}
+
+const json kMin = minimalScene();
+const json kFull = fullScene();
+
+INSTANTIATE_TEST_SUITE_P(
+    Material, BadScene,
+    ::testing::Values(
+        BadCase{"nu_half", kMin, "/material/poisson_ratio", "0.5", "/material/poisson_ratio"},
+        BadCase{"nu_minus_one", kMin, "/material/poisson_ratio", "-1", "/material/poisson_ratio"},
+        BadCase{"nu_0_7", kMin, "/material/poisson_ratio", "0.7", "/material/poisson_ratio"},
+        BadCase{"nu_nan_string", kMin, "/material/poisson_ratio", "\"NaN\"", "/material/poisson_ratio"},
+        BadCase{"nu_lowercase_nan_string", kMin, "/material/poisson_ratio", "\"nan\"", "/material/poisson_ratio"},
+        BadCase{"E_zero", kMin, "/material/youngs_modulus", "0", "/material/youngs_modulus"},
+        BadCase{"E_negative", kMin, "/material/youngs_modulus", "-1", "/material/youngs_modulus"},
+        BadCase{"E_infinite", kMin, "/material/youngs_modulus", "1e999", "/material/youngs_modulus"},
+        BadCase{"E_string", kMin, "/material/youngs_modulus", "\"1e5\"", "/material/youngs_modulus"},
+        BadCase{"E_missing", kMin, "/material/youngs_modulus", "", "/material/youngs_modulus"},
+        BadCase{"nu_missing", kMin, "/material/poisson_ratio", "", "/material/poisson_ratio"},
+        BadCase{"model_missing", kMin, "/material/model", "", "/material/model"},
+        BadCase{"model_unknown", kMin, "/material/model", "\"rubber\"", "/material/model"},
+        BadCase{"mapping_unknown", kMin, "/material/lame_mapping", "\"linear\"", "/material/lame_mapping"},
+        BadCase{"density_zero", kMin, "/material/density", "0", "/material/density"},
+        BadCase{"density_negative_infinite", kMin, "/material/density", "-1e999", "/material/density"},
+        BadCase{"material_missing", kMin, "/material", "", "/material"},
+        BadCase{"material_not_object", kMin, "/material", "[1, 2]", "/material"},
+        BadCase{"key_typo_youngs_modulos", kMin, "/material/youngs_modulos", "1e5", "/material/youngs_modulos"}),
+    [](const auto& info) { return info.param.name; });
+
+INSTANTIATE_TEST_SUITE_P(
+    Mesh, BadScene,
+    ::testing::Values(
+        BadCase{"mesh_missing", kMin, "/mesh", "", "/mesh"},
+        BadCase{"mesh_type_unknown", kMin, "/mesh/type", "\"sphere\"", "/mesh/type"},
+        BadCase{"mesh_type_missing", kMin, "/mesh/type", "", "/mesh/type"},
+        BadCase{"cells_zero", kMin, "/mesh/cells", "[0, 2, 2]", "/mesh/cells/0"},
+        BadCase{"cells_negative", kMin, "/mesh/cells", "[2, -3, 2]", "/mesh/cells/1"},
+        BadCase{"cells_fraction", kMin, "/mesh/cells", "[2, 2, 2.5]", "/mesh/cells/2"},
+        BadCase{"cells_too_short", kMin, "/mesh/cells", "[2, 2]", "/mesh/cells"},
+        BadCase{"cells_too_many", kMin, "/mesh/cells", "[100000, 100000, 1]", "/mesh/cells"},
+        BadCase{"cells_missing", kMin, "/mesh/cells", "", "/mesh/cells"},
+        BadCase{"size_zero", kMin, "/mesh/size", "[1, 0, 1]", "/mesh/size/1"},
+        BadCase{"size_negative", kMin, "/mesh/size", "[1, 1, -2]", "/mesh/size/2"},
+        BadCase{"size_too_long", kMin, "/mesh/size", "[1, 1, 1, 1]", "/mesh/size"},
+        BadCase{"origin_infinite", kMin, "/mesh/origin", "[0, 1e999, 0]", "/mesh/origin/1"},
+        BadCase{"split_unknown", kMin, "/mesh/split", "\"four\"", "/mesh/split"},
+        BadCase{"mesh_unknown_key", kMin, "/mesh/cell", "[2, 2, 2]", "/mesh/cell"}),
+    [](const auto& info) { return info.param.name; });
+
+INSTANTIATE_TEST_SUITE_P(
+    TimeAndGravity, BadScene,
+    ::testing::Values(
+        BadCase{"time_missing", kMin, "/time", "", "/time"},
+        BadCase{"dt_zero", kMin, "/time/dt", "0", "/time/dt"},
+        BadCase{"dt_missing", kMin, "/time/dt", "", "/time/dt"},
+        BadCase{"steps_zero", kMin, "/time/steps", "0", "/time/steps"},
+        BadCase{"steps_fraction", kMin, "/time/steps", "1.5", "/time/steps"},
+        BadCase{"steps_huge", kMin, "/time/steps", "99999999999", "/time/steps"},
+        BadCase{"integrator_unknown", kMin, "/time/integrator", "\"forward_euler\"", "/time/integrator"},
+        BadCase{"gravity_too_short", kMin, "/gravity", "[0, -9.81]", "/gravity"},
+        BadCase{"gravity_infinite", kMin, "/gravity", "[0, 0, -1e999]", "/gravity/2"},
+        BadCase{"gravity_string", kFull, "/gravity/1", "\"down\"", "/gravity/1"}),
+    [](const auto& info) { return info.param.name; });
+
+INSTANTIATE_TEST_SUITE_P(
+    Dirichlet, BadScene,
+    ::testing::Values(
+        BadCase{"node_set_unknown", kFull, "/dirichlet/1/node_set", "\"x-maximum\"", "/dirichlet/1/node_set"},
+        BadCase{"node_set_missing", kFull, "/dirichlet/0/node_set", "", "/dirichlet/0/node_set"},
+        BadCase{"dirichlet_not_array", kFull, "/dirichlet", "{}", "/dirichlet"},
+        BadCase{"components_not_subset", kFull, "/dirichlet/1/components", "\"xw\"", "/dirichlet/1/components"},
+        BadCase{"components_empty", kFull, "/dirichlet/1/components", "\"\"", "/dirichlet/1/components"},
+        BadCase{"components_repeated", kFull, "/dirichlet/1/components", "\"xx\"", "/dirichlet/1/components"},
+        BadCase{"components_array", kFull, "/dirichlet/1/components", "[\"x\"]", "/dirichlet/1/components"},
+        BadCase{"motion_type_unknown", kFull, "/dirichlet/1/motion/0/type", "\"shear\"",
+                "/dirichlet/1/motion/0/type"},
+        BadCase{"motion_type_missing", kFull, "/dirichlet/1/motion/2/type", "", "/dirichlet/1/motion/2/type"},
+        BadCase{"motion_key_typo", kFull, "/dirichlet/1/motion/1/angle", "90", "/dirichlet/1/motion/1/angle"},
+        BadCase{"motion_by_missing", kFull, "/dirichlet/1/motion/0/by", "", "/dirichlet/1/motion/0/by"},
+        BadCase{"motion_by_too_short", kFull, "/dirichlet/1/motion/0/by", "[1, 0]", "/dirichlet/1/motion/0/by"},
+        BadCase{"motion_angle_missing", kFull, "/dirichlet/1/motion/1/angle_degrees", "",
+                "/dirichlet/1/motion/1/angle_degrees"},
+        BadCase{"motion_axis_zero", kFull, "/dirichlet/1/motion/1/axis_direction", "[0, 0, 0]",
+                "/dirichlet/1/motion/1/axis_direction"},
+        BadCase{"motion_ends_before_start", kFull, "/dirichlet/1/motion/1/t_end", "0.5",
+                "/dirichlet/1/motion/1/t_end"},
+        BadCase{"condition_key_typo", kFull, "/dirichlet/0/component", "\"x\"", "/dirichlet/0/component"}),
+    [](const auto& info) { return info.param.name; });
+
+INSTANTIATE_TEST_SUITE_P(
+    SolverOutputAndTopLevel, BadScene,
+    ::testing::Values(
+        BadCase{"solver_unknown", kFull, "/solver/name", "\"nosuch\"", "/solver/name"},
+        BadCase{"solver_option_unknown", kFull, "/solver/options/line_serch", "true",
+                "/solver/options/line_serch"},
+        BadCase{"solver_option_wrong_type", kFull, "/solver/options/line_search", "\"yes\"",
+                "/solver/options/line_search"},
+        BadCase{"solver_options_not_object", kFull, "/solver/options", "[]", "/solver/options"},
+        BadCase{"solver_key_typo", kFull, "/solver/max_iteration", "5", "/solver/max_iteration"},
+        BadCase{"max_iterations_zero", kFull, "/solver/max_iterations", "0", "/solver/max_iterations"},
+        BadCase{"max_seconds_negative", kFull, "/solver/max_seconds", "-1", "/solver/max_seconds"},
+        BadCase{"target_nan_string", kFull, "/solver/target_relative_residual", "\"NaN\"",
+                "/solver/target_relative_residual"},
+        BadCase{"output_vtu_unknown", kFull, "/output/vtu", "\"always\"", "/output/vtu"},
+        BadCase{"output_key_typo", kFull, "/output/vtk", "\"final\"", "/output/vtk"},
+        BadCase{"top_level_typo", kFull, "/gravty", "[0, 0, 0]", "/gravty"},
+        BadCase{"name_empty", kFull, "/name", "\"\"", "/name"},
+        BadCase{"name_with_slash", kFull, "/name", "\"a/b\"", "/name"}),
+    [](const auto& info) { return info.param.name; });
+
+// --- file-level errors ----------------------------------------------------------------------
+
+TEST(SceneFile, MalformedJsonNamesLineAndColumn) {
+  TempFolder folder;
+  std::string text = minimalScene().dump(2);
+  text.resize(text.size() / 2);  // truncated
+  const std::string path = folder.write("truncated.json", text);
+  expectInputError([&] { loadScene(path); }, path, "(file)");
+  try {
+    loadScene(path);
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("line"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("column"), std::string::npos) << error.what();
+  }
+}
+
+TEST(SceneFile, EmptyFileIsMalformed) {
+  TempFolder folder;
+  const std::string path = folder.write("empty.json", "");
+  expectInputError([&] { loadScene(path); }, path, "(file)");
+}
+
+TEST(SceneFile, MissingFileCannotBeOpened) {
+  TempFolder folder;
+  const std::string path = folder.file("does_not_exist.json");
+  expectInputError([&] { loadScene(path); }, path, "(file)");
+  try {
+    loadScene(path);
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot open"), std::string::npos) << error.what();
+  }
+}
+
+TEST(SceneFile, DirectoryCannotBeOpened) {
+  TempFolder folder;
+  const std::string path = folder.file("");
+  expectInputError([&] { loadScene(path); }, path, "(file)");
+}
+
+TEST(SceneFile, DuplicateKeyIsNamed) {
+  TempFolder folder;
+  std::string text = minimalScene().dump(2);
+  // A second "dt" in "time": JSON would silently keep only one of them.
+  text.replace(text.find("\"dt\""), 4, "\"dt\": 0.1, \"dt\"");
+  const std::string path = folder.write("duplicate.json", text);
+  expectInputError([&] { loadScene(path); }, path, "/time/dt");
+}
+
+TEST(SceneFile, DuplicateKeyInsideArrayIsNamed) {
+  TempFolder folder;
+  std::string text = fullScene().dump();
+  text.replace(text.find("\"type\":\"fixed\""), 14, "\"type\":\"fixed\",\"type\":\"fixed\"");
+  const std::string path = folder.write("duplicate_in_array.json", text);
+  expectInputError([&] { loadScene(path); }, path, "/dirichlet/1/motion/2/type");
+}
+
+TEST(SceneDocument, NonFiniteNumbersInAParsedDocumentAreNamed) {
+  // A document built in memory can hold inf and NaN, which a file cannot.
+  json document = minimalScene();
+  document["material"]["youngs_modulus"] = std::numeric_limits<double>::infinity();
+  expectInputError([&] { parseScene(document, "<inline>"); }, "<inline>", "/material/youngs_modulus");
+  document = minimalScene();
+  document["time"]["dt"] = std::numeric_limits<double>::quiet_NaN();
+  expectInputError([&] { parseScene(document, "<inline>"); }, "<inline>", "/time/dt");
+}
+
+TEST(SceneFile, TopLevelMustBeAnObject) {
+  TempFolder folder;
+  const std::string path = folder.write("array.json", "[1, 2, 3]");
+  expectInputError([&] { loadScene(path); }, path, "(root)");
+}
+
+}  // namespace
+}  // namespace pbdlab

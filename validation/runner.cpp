@@ -1,0 +1,126 @@
+#include "validation/runner.hpp"
+
+#include <fmt/core.h>
+#include <omp.h>
+#include <sys/utsname.h>
+
+#include <Eigen/Core>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "core/atomic_file.hpp"
+#include "meshes/vtu_writer.hpp"
+#include "pbdlab/build_info.hpp"
+#include "reference/newton.hpp"
+#include "solvers/registry.hpp"
+
+namespace pbdlab {
+
+namespace {
+
+std::string cpuModel() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+std::string frameName(int step) { return fmt::format("step_{:04d}.vtu", step); }
+
+}  // namespace
+
+nlohmann::json environmentInfo() {
+  utsname uts{};
+  uname(&uts);
+  return {
+      {"cpu", cpuModel()},
+      {"hardware_threads", static_cast<int>(std::thread::hardware_concurrency())},
+      {"omp_threads", omp_get_max_threads()},
+      {"os", std::string(uts.sysname) + " " + uts.release},
+      {"pbdlab_version", build_info::kVersion},
+      {"git_commit", build_info::kGitCommit},
+      {"build_type", build_info::kBuildType},
+      {"compiler", build_info::kCompiler},
+      {"dependencies",
+       {{"eigen", fmt::format("{}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION)},
+        {"cholmod", cholmodVersion()},
+        {"blas", blasLibrary()},
+        {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
+                                      NLOHMANN_JSON_VERSION_PATCH)},
+        {"fmt", std::to_string(FMT_VERSION)}}},
+  };
+}
+
+RunResult runScene(const Scene& scene, const RunOptions& options) {
+  namespace fs = std::filesystem;
+  const Problem& problem = scene.problem;
+  std::unique_ptr<Solver> solver = makeSolver(scene.solver.name, scene.solver.options, scene.path, "/solver/options");
+
+  // Everything is computed first; files appear only at the end, each atomically.
+  IterationLog log(solver->logColumns());
+  State state = initialState(problem);
+  solver->setup(problem);
+
+  RunResult result;
+  result.all_steps_converged = true;
+  nlohmann::json steps = nlohmann::json::array();
+  std::vector<std::pair<std::string, Positions>> frames;
+  double total_solver_seconds = 0.0;
+  int total_iterations = 0;
+  for (int step = 0; step < problem.time.num_steps; ++step) {
+    StepObjective objective(problem, state.x, state.v, step);
+    StepMonitor monitor(objective, scene.solver.budget, log);
+    solver->advance(objective, state, monitor);
+    state.step = step + 1;
+    state.t = objective.timeNext();
+
+    const StopReason reason = monitor.stopReason();
+    // A step at the round-off floor is as converged as double precision allows.
+    result.all_steps_converged &= reason == StopReason::kConverged || reason == StopReason::kRoundoff;
+    result.diverged |= reason == StopReason::kDiverged;
+    total_solver_seconds += monitor.solverSeconds();
+    total_iterations += monitor.iterations();
+    steps.push_back({{"step", state.step},
+                     {"time", state.t},
+                     {"iterations", monitor.iterations()},
+                     {"stop_reason", stopReasonName(reason)},
+                     {"solver_seconds", monitor.solverSeconds()},
+                     {"reference_residual", objective.referenceResidualNorm()},
+                     {"residual", monitor.lastResidual()},
+                     {"relative_residual", monitor.lastRelativeResidual()},
+                     {"energy", monitor.lastEnergy()}});
+    if (options.progress)
+      fmt::print(stderr, "[{}] step {}/{}  t = {:.4g}  {} iterations  |r| = {:.3e}  rel = {:.3e}  {:.3f} s  {}\n",
+                 scene.name, state.step, problem.time.num_steps, state.t, monitor.iterations(),
+                 monitor.lastResidual(), monitor.lastRelativeResidual(), monitor.solverSeconds(),
+                 stopReasonName(reason));
+    if (scene.output.vtu == OutputSpec::Frames::kEveryStep) frames.emplace_back(frameName(state.step), state.x);
+    if (reason == StopReason::kDiverged) break;
+  }
+  if (scene.output.vtu == OutputSpec::Frames::kFinal) frames.emplace_back("final.vtu", state.x);
+
+  const MeshSummary mesh_summary = summarize(problem.mesh);
+  result.summary = {
+      {"scene", scene.name},
+      {"scene_file", scene.path},
+      {"solver", solver->name()},
+      {"mesh", {{"source", problem.mesh.source}, {"nodes", mesh_summary.nodes}, {"elements", mesh_summary.elements},
+                {"free_dofs", problem.freeDofs().size()}}},
+      {"steps", steps},
+      {"totals", {{"iterations", total_iterations}, {"solver_seconds", total_solver_seconds},
+                  {"all_steps_converged", result.all_steps_converged}, {"diverged", result.diverged}}},
+      {"environment", environmentInfo()},
+      {"scene_resolved", scene.resolved},
+  };
+
+  fs::create_directories(options.out_dir);
+  const fs::path out(options.out_dir);
+  writeFileAtomically((out / "iterations.csv").string(), log.toCsv());
+  for (const auto& [name, x] : frames) writeVtu((out / name).string(), problem.mesh, x);
+  writeFileAtomically((out / "summary.json").string(), result.summary.dump(2) + "\n");
+  return result;
+}
+
+}  // namespace pbdlab

@@ -1,0 +1,39 @@
+#pragma once
+// A scene file (JSON) describes one experiment: mesh recipe, material with its Lamé mapping,
+// Dirichlet sets and their motion, gravity, integrator, solver with its options and budget,
+// and outputs. Every field is validated; an error names the file and the field as a JSON
+// pointer (InputError). The format is documented in docs/scene-format.md.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/problem.hpp"
+#include "core/solver.hpp"
+
+namespace pbdlab {
+
+struct SolverSpec {
+  std::string name = "newton";
+  nlohmann::json options = nlohmann::json::object();  // checked by makeSolver
+  Budget budget;
+};
+
+struct OutputSpec {
+  enum class Frames { kNone, kFinal, kEveryStep };
+  Frames vtu = Frames::kFinal;
+};
+
+struct Scene {
+  std::string path;   // the scene file, or "<inline>"
+  std::string name;   // "name" field, or the file's stem
+  Problem problem;    // finalized
+  SolverSpec solver;
+  OutputSpec output;
+  nlohmann::json resolved;  // the scene with every default filled in (goes into the summary)
+};
+
+// Reads and validates a scene file. Throws InputError(path, field, message).
+Scene loadScene(const std::string& path);
+// Same for a parsed document; `source` names it in errors.
+Scene parseScene(const nlohmann::json& document, const std::string& source);
+
+}  // namespace pbdlab
