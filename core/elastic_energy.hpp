@@ -16,10 +16,8 @@ namespace pbdlab {
 enum class HessianKind {
   kTrue,       // dP/dF as it is (may be indefinite)
   kProjected,  // dP/dF with negative eigenvalues clamped to zero, so V B^T (dP/dF) B >= 0
+               // (core/tangent_projection.hpp)
 };
-
-// Nearest symmetric positive semi-definite matrix (eigenvalues clamped at zero).
-Mat9 projectToPositiveSemidefinite(const Mat9& A);
 
 // B maps the element's nodal positions (vec of the 3x4 matrix [x_0 .. x_3]) to vec(F):
 // vec(F) = B vec(x_e), B(i + 3 j, i + 3 a) = dN_a/dX_j.

@@ -26,6 +26,9 @@ class Material {
   virtual double energyDensity(const Mat3& F) const = 0;
   virtual Mat3 firstPiola(const Mat3& F) const = 0;
   virtual Mat9 firstPiolaDerivative(const Mat3& F) const = 0;
+  // Psi(Q F R) = Psi(F) for rotations Q, R: the tangent is block diagonal in F's SVD frame,
+  // which the Hessian projection uses. The anisotropic muscle model will say false.
+  virtual bool isIsotropic() const { return true; }
   // The parameters of the model's own formula (e.g. lambda_hat for PBNG eq. 8).
   virtual LameParameters modelParameters() const = 0;
 };
