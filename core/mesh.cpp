@@ -12,22 +12,6 @@
 
 namespace pbdlab {
 
-int nodesPerElement(ElementType type) {
-  switch (type) {
-    case ElementType::kTet4:
-      return 4;
-  }
-  throw std::invalid_argument("nodesPerElement: unknown element type");
-}
-
-std::string elementTypeName(ElementType type) {
-  switch (type) {
-    case ElementType::kTet4:
-      return "tet4";
-  }
-  throw std::invalid_argument("elementTypeName: unknown element type");
-}
-
 Positions Mesh::restPositionsFlat() const {
   // MatX3 is row-major, so its storage already is [x0 y0 z0 x1 ...].
   return Eigen::Map<const Positions>(rest_positions.data(), 3 * rest_positions.rows());

@@ -5,14 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "core/element_type.hpp"
 #include "core/types.hpp"
 
 namespace pbdlab {
-
-enum class ElementType { kTet4 };
-
-int nodesPerElement(ElementType type);
-std::string elementTypeName(ElementType type);
 
 using Connectivity = Eigen::Matrix<int, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
