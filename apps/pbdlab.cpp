@@ -4,10 +4,18 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "core/input_error.hpp"
+#include "meshes/bunny.hpp"
+#include "meshes/mesh_recipe.hpp"
+#include "meshes/msh_io.hpp"
+#include "meshes/vtu_writer.hpp"
 #include "pbdlab/build_info.hpp"
 #include "solvers/registry.hpp"
 #include "validation/runner.hpp"
@@ -44,6 +52,113 @@ int runCommand(const std::string& scene_path, const std::string& solver_override
   return 0;
 }
 
+// RECIPE is an inline JSON object or a file holding a recipe object (or a scene, whose "mesh"
+// is used). Errors name the file (or "<inline>") and the field.
+pbdlab::MeshRecipe readRecipeArgument(const std::string& argument) {
+  const std::size_t first = argument.find_first_not_of(" \t\r\n");
+  const bool inline_json = first != std::string::npos && argument[first] == '{';
+  const std::string source = inline_json ? "<inline>" : argument;
+  std::string text = argument;
+  if (!inline_json) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(argument, ec)) throw pbdlab::InputError(argument, "(file)", "cannot open (is a directory)");
+    std::ifstream file(argument, std::ios::binary);
+    if (!file) throw pbdlab::InputError(argument, "(file)", std::string("cannot open (") + std::strerror(errno) + ")");
+    std::stringstream content;
+    content << file.rdbuf();
+    text = content.str();
+  }
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& error) {
+    throw pbdlab::InputError(source, "(file)", std::string("not valid JSON: ") + error.what());
+  }
+  const std::string base_dir = inline_json ? std::string() : std::filesystem::path(argument).parent_path().string();
+  if (document.is_object() && document.contains("mesh") && !document.contains("type")) {
+    return pbdlab::parseMeshRecipe(document["mesh"], source, "/mesh", base_dir);
+  }
+  return pbdlab::parseMeshRecipe(document, source, "", base_dir);
+}
+
+std::string vec3Text(const pbdlab::Vec3& v) { return fmt::format("[{:.6g}, {:.6g}, {:.6g}]", v.x(), v.y(), v.z()); }
+
+int meshCommand(const std::string& recipe_argument, const std::string& out_path, bool no_cache, bool as_json) {
+  const pbdlab::MeshRecipe recipe = readRecipeArgument(recipe_argument);
+  // Check the output before meshing, so a typo does not cost a long meshing run.
+  std::string extension;
+  if (!out_path.empty()) {
+    extension = std::filesystem::path(out_path).extension().string();
+    if (extension != ".vtu" && extension != ".msh" && extension != ".stl") {
+      throw pbdlab::InputError("--out", out_path, "unknown output format '" + extension + "' (known: .vtu, .msh, .stl)");
+    }
+    const std::filesystem::path folder = std::filesystem::path(out_path).parent_path();
+    std::error_code ec;
+    if (!folder.empty() && !std::filesystem::is_directory(folder, ec)) {
+      throw pbdlab::InputError("--out", out_path, "the folder '" + folder.string() + "' does not exist");
+    }
+  }
+  const pbdlab::MeshCache cache = no_cache ? pbdlab::MeshCache() : pbdlab::MeshCache::fromEnvironment();
+  const pbdlab::MeshLoad load = pbdlab::loadOrMakeMesh(recipe, cache);
+  const pbdlab::Mesh& mesh = load.mesh;
+  const pbdlab::MeshSummary s = pbdlab::summarize(mesh);
+
+  if (!out_path.empty()) {
+    if (extension == ".vtu") {
+      pbdlab::writeVtu(out_path, mesh, mesh.restPositionsFlat());
+    } else if (extension == ".msh") {
+      pbdlab::writeMsh(out_path, mesh);
+    } else {
+      if (mesh.element_type != pbdlab::ElementType::kTri3) {
+        throw pbdlab::InputError("--out", out_path, "an STL file holds triangles; this mesh is " +
+                                                        pbdlab::elementTypeName(mesh.element_type));
+      }
+      pbdlab::writeStl(out_path, mesh, "pbdlab");
+    }
+  }
+
+  nlohmann::json sets = nlohmann::json::object();
+  for (const auto& [name, nodes] : mesh.node_sets) sets[name] = nodes.size();
+  if (as_json) {
+    nlohmann::json j = {{"recipe", recipe.canonical},
+                        {"mesh", mesh.source},
+                        {"element_type", pbdlab::elementTypeName(mesh.element_type)},
+                        {"nodes", s.nodes},
+                        {"elements", s.elements},
+                        {"min_volume", s.min_volume},
+                        {"max_volume", s.max_volume},
+                        {"total_volume", s.total_volume},
+                        {"bbox_min", {s.bbox_min.x(), s.bbox_min.y(), s.bbox_min.z()}},
+                        {"bbox_max", {s.bbox_max.x(), s.bbox_max.y(), s.bbox_max.z()}},
+                        {"min_dihedral_angle_deg", s.min_dihedral_angle_deg},
+                        {"min_scaled_jacobian", s.min_scaled_jacobian},
+                        {"node_sets", sets},
+                        {"cache", pbdlab::cacheOutcomeName(load.cache)},
+                        {"seconds", load.seconds}};
+    if (!out_path.empty()) j["out"] = out_path;
+    fmt::print("{}\n", j.dump());
+    return 0;
+  }
+  std::string set_list;
+  for (const auto& [name, nodes] : mesh.node_sets) set_list += fmt::format("{}{} ({})", set_list.empty() ? "" : ", ", name, nodes.size());
+  fmt::print("recipe:              {}\n", recipe.canonical.dump());
+  fmt::print("mesh:                {}\n", mesh.source);
+  fmt::print("element type:        {}\n", pbdlab::elementTypeName(mesh.element_type));
+  fmt::print("nodes:               {}\n", s.nodes);
+  fmt::print("elements:            {}\n", s.elements);
+  fmt::print("volume:              min {:.6g}, max {:.6g}, total {:.10g}{}\n", s.min_volume, s.max_volume, s.total_volume,
+             pbdlab::elementDimension(mesh.element_type) == 2 ? " (areas)" : "");
+  fmt::print("bounding box:        {} - {}\n", vec3Text(s.bbox_min), vec3Text(s.bbox_max));
+  fmt::print("min dihedral angle:  {:.4g} deg{}\n", s.min_dihedral_angle_deg,
+             mesh.element_type == pbdlab::ElementType::kTri3 ? " (smallest triangle angle)" : "");
+  fmt::print("min scaled Jacobian: {:.4g}\n", s.min_scaled_jacobian);
+  fmt::print("node sets:           {}\n", set_list);
+  fmt::print("cache:               {}{}{} ({:.3f} s)\n", pbdlab::cacheOutcomeName(load.cache),
+             load.entry.empty() ? "" : " " + load.entry, load.note.empty() ? "" : ": " + load.note, load.seconds);
+  if (!out_path.empty()) fmt::print("written:             {}\n", out_path);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,6 +175,17 @@ int main(int argc, char** argv) {
   run->add_option("--solver", solver, solver_help);
   run->add_option("--out", out_dir, "Output folder (default runs/<scene name>)");
 
+  std::string recipe, mesh_out;
+  bool no_cache = false, as_json = false;
+  CLI::App* mesh = app.add_subcommand("mesh", "Make the mesh of a recipe (docs/meshes.md), print its summary, write it");
+  mesh->add_option("recipe", recipe, "A mesh recipe: a JSON object inline ('{\"type\": \"box\", ...}') or a file "
+                                     "holding one (or a scene file: its \"mesh\")")
+      ->required();
+  mesh->add_option("--out", mesh_out, "Write the mesh to FILE: .vtu (ParaView), .msh (Gmsh 4.1) or .stl (tri3 only); "
+                                      "written atomically");
+  mesh->add_flag("--no-cache", no_cache, "Neither read nor write the mesh cache (PBDLAB_CACHE_DIR)");
+  mesh->add_flag("--json", as_json, "Print the summary as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -69,6 +195,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return runCommand(scene_path, solver, out_dir);
+    if (*mesh) return meshCommand(recipe, mesh_out, no_cache, as_json);
   } catch (const pbdlab::InputError& error) {
     fmt::print(stderr, "pbdlab: error: {}\n", error.what());
     return kExitBadInput;

@@ -21,7 +21,21 @@ double signedTetVolume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& 
   return (b - a).dot((c - a).cross(d - a)) / 6.0;
 }
 
+bool isTwoDimensional(const Mesh& mesh) {
+  return mesh.element_type == ElementType::kTri3 && (mesh.rest_positions.col(2).array() == 0.0).all();
+}
+
+ElementNodes elementRestPositions(const Mesh& mesh, int e) {
+  const int n = static_cast<int>(mesh.elements.cols());
+  ElementNodes X(n, 3);
+  for (int k = 0; k < n; ++k) X.row(k) = mesh.rest_positions.row(mesh.elements(e, k));
+  return X;
+}
+
 namespace {
+
+// dN/dr at one point, numNodes x 3 (fixed maximum size: no allocation per element).
+using NodeGradients = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::ColMajor, 20, 3>;
 
 std::string elementField(int e) { return "element " + std::to_string(e); }
 
@@ -32,9 +46,98 @@ std::string formatNumber(double v) {
   return out.str();
 }
 
-// The one check behind validateMesh and restVolumes: returns the positive rest volume of
-// every element, or throws InputError naming mesh.source and the first bad node/element.
-std::vector<double> checkedRestVolumes(const Mesh& mesh, double rel_tol) {
+// Everything about the mesh's element type that the geometry checks need, evaluated once on
+// the reference element.
+struct TypeData {
+  const ReferenceElement* ref = nullptr;
+  int dimension = 3;
+  bool two_dimensional = false;  // tri3 with z == 0: signed 2x2 det J
+  // Straight P1 simplex: J is constant, one evaluation stands for every point.
+  bool constant_jacobian = false;
+  // The points where det J is checked: the nodes, then the stiffness rule's points, then the
+  // mass rule's points (the last ones also give the volume and the consistent-mass diagonal).
+  std::vector<NodeGradients> dN;
+  std::vector<std::string> label;
+  int mass_begin = 0;
+  QuadratureRule mass_rule;
+  std::vector<VecX> mass_N;  // N(r_q) at the mass points
+  // Dihedral angle stencils {p, q, a, b}: the angle at corner edge p-q between the faces
+  // through p-q, represented by a and b, the corners next to p in those faces.
+  std::vector<std::array<int, 4>> dihedral;
+};
+
+TypeData typeData(const Mesh& mesh) {
+  TypeData data;
+  data.ref = &ReferenceElement::of(mesh.element_type);
+  const ReferenceElement& ref = *data.ref;
+  data.dimension = ref.dimension();
+  data.two_dimensional = isTwoDimensional(mesh);
+  data.constant_jacobian = elementOrder(mesh.element_type) == 1 && ref.numCorners() == ref.dimension() + 1;
+  auto add = [&data](const Eigen::MatrixXd& gradients, std::string where) {
+    data.dN.emplace_back(gradients);
+    data.label.push_back(std::move(where));
+  };
+  for (int i = 0; i < ref.numNodes(); ++i)
+    add(ref.shapeGradients(ref.nodeCoordinates()[static_cast<std::size_t>(i)]), "node " + std::to_string(i));
+  const QuadratureRule stiffness = ref.quadrature(ref.stiffnessQuadratureDegree());
+  for (int q = 0; q < stiffness.size(); ++q)
+    add(ref.shapeGradients(stiffness.points[static_cast<std::size_t>(q)]),
+        "stiffness quadrature point " + std::to_string(q));
+  data.mass_begin = static_cast<int>(data.label.size());
+  data.mass_rule = ref.quadrature(ref.massQuadratureDegree());
+  for (int q = 0; q < data.mass_rule.size(); ++q) {
+    const Vec3& r = data.mass_rule.points[static_cast<std::size_t>(q)];
+    add(ref.shapeGradients(r), "mass quadrature point " + std::to_string(q));
+    data.mass_N.push_back(ref.shapeValues(r));
+  }
+  // Dihedral stencils at both ends of every corner edge, from the faces through it.
+  for (const auto& edge : ref.cornerEdges()) {
+    for (int end = 0; end < 2; ++end) {
+      const int p = edge[static_cast<std::size_t>(end)], q = edge[static_cast<std::size_t>(1 - end)];
+      std::vector<int> neighbours;  // in each face through p-q: p's other neighbour
+      for (const auto& face : ref.cornerFaces()) {
+        const int m = static_cast<int>(face.size());
+        for (int k = 0; k < m; ++k) {
+          if (face[static_cast<std::size_t>(k)] != p) continue;
+          const int next = face[static_cast<std::size_t>((k + 1) % m)];
+          const int prev = face[static_cast<std::size_t>((k + m - 1) % m)];
+          if (next == q) neighbours.push_back(prev);
+          if (prev == q) neighbours.push_back(next);
+        }
+      }
+      if (neighbours.size() == 2) data.dihedral.push_back({p, q, neighbours[0], neighbours[1]});
+    }
+  }
+  return data;
+}
+
+// det J(X, r) from dN/dr at r: J = X^T dN/dr (eq. 9; the third column is zero for triangles).
+double jacobianDeterminant(const TypeData& data, const ElementNodes& X, const NodeGradients& dN) {
+  const Mat3 J = X.transpose().lazyProduct(dN);  // 3 x n x 3: coefficient-wise beats GEMM here
+  if (data.dimension == 3) return J.determinant();
+  if (data.two_dimensional) return J(0, 0) * J(1, 1) - J(0, 1) * J(1, 0);
+  return J.col(0).cross(J.col(1)).norm();  // surface triangle in 3D: area element
+}
+
+// Longest edge between corner nodes.
+double longestCornerEdge(const ReferenceElement& ref, const ElementNodes& X) {
+  double h = 0.0;
+  for (const auto& edge : ref.cornerEdges()) h = std::max(h, (X.row(edge[0]) - X.row(edge[1])).norm());
+  return h;
+}
+
+// The geometry of one valid element.
+struct ElementGeometry {
+  double volume = 0.0;
+  double min_det = 0.0;
+  double max_det = 0.0;
+};
+
+// The one check behind validateMesh, restVolumes, lumpedNodeMasses and summarize: throws
+// InputError naming mesh.source and the first bad node or element; otherwise calls
+// visit(e, X, dets, geometry) for every element, dets = det J at data's points.
+template <typename Visit>
+void forEachCheckedElement(const Mesh& mesh, const TypeData& data, double rel_tol, Visit&& visit) {
   const int per_element = nodesPerElement(mesh.element_type);
   if (mesh.elements.rows() > 0 && mesh.elements.cols() != per_element) {
     throw InputError(mesh.source, "elements",
@@ -46,51 +149,104 @@ std::vector<double> checkedRestVolumes(const Mesh& mesh, double rel_tol) {
   for (int i = 0; i < n_nodes; ++i) {
     if (!mesh.rest_positions.row(i).allFinite()) {
       throw InputError(mesh.source, "node " + std::to_string(i),
-                       "non-finite rest coordinate (" + formatNumber(mesh.rest_positions(i, 0)) +
-                           ", " + formatNumber(mesh.rest_positions(i, 1)) + ", " +
+                       "non-finite rest coordinate (" + formatNumber(mesh.rest_positions(i, 0)) + ", " +
+                           formatNumber(mesh.rest_positions(i, 1)) + ", " +
                            formatNumber(mesh.rest_positions(i, 2)) + ")");
     }
   }
-  const int n_elements = mesh.numElements();
-  std::vector<double> volumes(static_cast<std::size_t>(n_elements));
-  for (int e = 0; e < n_elements; ++e) {
+  const ReferenceElement& ref = *data.ref;
+  const std::string type_name = elementTypeName(mesh.element_type);
+  const int n_points = static_cast<int>(data.dN.size());
+  std::vector<double> dets(static_cast<std::size_t>(n_points));
+  for (int e = 0; e < mesh.numElements(); ++e) {
     for (int k = 0; k < per_element; ++k) {
       const int node = mesh.elements(e, k);
       if (node < 0 || node >= n_nodes) {
         throw InputError(mesh.source, elementField(e),
-                         "node index " + std::to_string(node) + " out of range [0, " +
-                             std::to_string(n_nodes) + ")");
+                         "node index " + std::to_string(node) + " out of range [0, " + std::to_string(n_nodes) +
+                             ")");
       }
     }
-    const Vec3 p[4] = {mesh.restPosition(mesh.elements(e, 0)), mesh.restPosition(mesh.elements(e, 1)),
-                       mesh.restPosition(mesh.elements(e, 2)), mesh.restPosition(mesh.elements(e, 3))};
-    const double volume = signedTetVolume(p[0], p[1], p[2], p[3]);
-    double longest_edge = 0.0;
-    for (int a = 0; a < 4; ++a) {
-      for (int b = a + 1; b < 4; ++b) longest_edge = std::max(longest_edge, (p[a] - p[b]).norm());
+    const ElementNodes X = elementRestPositions(mesh, e);
+    if (data.constant_jacobian) {
+      std::fill(dets.begin(), dets.end(), jacobianDeterminant(data, X, data.dN[0]));
+    } else {
+      for (int s = 0; s < n_points; ++s)
+        dets[static_cast<std::size_t>(s)] = jacobianDeterminant(data, X, data.dN[static_cast<std::size_t>(s)]);
     }
-    if (volume < 0.0) {
+    const auto worst = std::min_element(dets.begin(), dets.end());
+    // Threshold relative to the element's size: h^3 (h^2 for triangles), h its longest
+    // corner edge, so the test does not depend on the mesh's unit of length.
+    const double h = longestCornerEdge(ref, X);
+    const double threshold = rel_tol * (data.dimension == 3 ? h * h * h : h * h);
+    if (!(*worst > threshold)) {
+      // The messages are built only here: formatting for every element would cost more than
+      // the check itself.
+      const std::string where = data.constant_jacobian
+                                    ? "(constant on the element)"
+                                    : "at " + data.label[static_cast<std::size_t>(worst - dets.begin())];
+      const std::string threshold_text = formatNumber(rel_tol) + " * h^" + std::to_string(data.dimension) +
+                                         " = " + formatNumber(threshold) + ", h = " + formatNumber(h) +
+                                         " the longest corner edge";
+      const std::string found = type_name + ": det J = " + formatNumber(*worst) + " " + where;
+      if (*worst < -threshold) {
+        // Negative everywhere: the nodes are listed in the mirrored order. Negative somewhere:
+        // the element folds over itself (a misplaced corner or midside node).
+        const bool everywhere = *std::max_element(dets.begin(), dets.end()) < 0.0;
+        throw InputError(mesh.source, elementField(e),
+                         "inverted rest element (" + found + " < -threshold, threshold " + threshold_text + "; " +
+                             (everywhere ? "its nodes are in mirrored order, e.g. two corners swapped"
+                                         : "det J changes sign inside: the element folds over itself") +
+                             ")");
+      }
       throw InputError(mesh.source, elementField(e),
-                       "inverted rest element (signed volume " + formatNumber(volume) +
-                           " < 0; swap two of its nodes)");
+                       "degenerate rest element (" + found + " <= threshold " + threshold_text + ")");
     }
-    const double threshold = rel_tol * longest_edge * longest_edge * longest_edge;
-    if (!(volume > threshold)) {
-      throw InputError(mesh.source, elementField(e),
-                       "degenerate rest element (volume " + formatNumber(volume) + " <= " +
-                           formatNumber(rel_tol) + " * longest_edge^3 = " +
-                           formatNumber(threshold) + ")");
-    }
-    volumes[static_cast<std::size_t>(e)] = volume;
+    ElementGeometry geometry;
+    geometry.min_det = *worst;
+    geometry.max_det = *std::max_element(dets.begin(), dets.end());
+    for (int q = 0; q < data.mass_rule.size(); ++q)
+      geometry.volume += data.mass_rule.weights[static_cast<std::size_t>(q)] *
+                         dets[static_cast<std::size_t>(data.mass_begin + q)];
+    visit(e, X, dets, geometry);
   }
-  return volumes;
+}
+
+// Angle at corner p between the rays to a and b, seen along the edge p-q (the components
+// orthogonal to q - p): the dihedral angle between the planes (p, q, a) and (p, q, b).
+double dihedralAngle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b) {
+  const Vec3 axis = (q - p).normalized();
+  const Vec3 da = (a - p) - (a - p).dot(axis) * axis;
+  const Vec3 db = (b - p) - (b - p).dot(axis) * axis;
+  const double c = da.dot(db) / (da.norm() * db.norm());
+  return std::acos(std::clamp(c, -1.0, 1.0));
+}
+
+double triangleMinAngle(const Vec3& a, const Vec3& b, const Vec3& c) {
+  auto angle = [](const Vec3& p, const Vec3& x, const Vec3& y) {
+    const double cosine = (x - p).dot(y - p) / ((x - p).norm() * (y - p).norm());
+    return std::acos(std::clamp(cosine, -1.0, 1.0));
+  };
+  return std::min({angle(a, b, c), angle(b, c, a), angle(c, a, b)});
 }
 
 }  // namespace
 
-std::vector<double> restVolumes(const Mesh& mesh) { return checkedRestVolumes(mesh, 1e-10); }
+std::vector<double> restVolumes(const Mesh& mesh) {
+  const TypeData data = typeData(mesh);
+  std::vector<double> volumes(static_cast<std::size_t>(mesh.numElements()));
+  forEachCheckedElement(mesh, data, 1e-10,
+                        [&](int e, const ElementNodes&, const std::vector<double>&, const ElementGeometry& g) {
+                          volumes[static_cast<std::size_t>(e)] = g.volume;
+                        });
+  return volumes;
+}
 
-void validateMesh(const Mesh& mesh, double rel_tol) { checkedRestVolumes(mesh, rel_tol); }
+void validateMesh(const Mesh& mesh, double rel_tol) {
+  const TypeData data = typeData(mesh);
+  forEachCheckedElement(mesh, data, rel_tol,
+                        [](int, const ElementNodes&, const std::vector<double>&, const ElementGeometry&) {});
+}
 
 void addBoundingBoxNodeSets(Mesh& mesh, double tol) {
   static const char* const kAxis[3] = {"x", "y", "z"};
@@ -114,20 +270,50 @@ void addBoundingBoxNodeSets(Mesh& mesh, double tol) {
   }
 }
 
-VecX lumpedNodeMasses(const Mesh& mesh, const std::vector<double>& element_densities) {
-  if (static_cast<int>(element_densities.size()) != mesh.numElements()) {
-    throw std::invalid_argument("lumpedNodeMasses: " + std::to_string(element_densities.size()) +
-                                " densities for " + std::to_string(mesh.numElements()) +
-                                " elements");
+MassLumping parseMassLumping(const std::string& name) {
+  if (name == "equal_share") return MassLumping::kEqualShare;
+  if (name == "hrz") return MassLumping::kHrz;
+  throw std::invalid_argument("unknown mass lumping '" + name + "' (known: equal_share, hrz)");
+}
+
+std::string massLumpingName(MassLumping lumping) {
+  switch (lumping) {
+    case MassLumping::kEqualShare: return "equal_share";
+    case MassLumping::kHrz: return "hrz";
   }
-  const std::vector<double> volumes = restVolumes(mesh);
+  throw std::invalid_argument("unknown mass lumping");
+}
+
+VecX lumpedNodeMasses(const Mesh& mesh, const std::vector<double>& element_densities, MassLumping lumping) {
+  if (static_cast<int>(element_densities.size()) != mesh.numElements()) {
+    throw std::invalid_argument("lumpedNodeMasses: " + std::to_string(element_densities.size()) + " densities for " +
+                                std::to_string(mesh.numElements()) + " elements");
+  }
+  const TypeData data = typeData(mesh);
   const int per_element = nodesPerElement(mesh.element_type);
   VecX masses = VecX::Zero(mesh.numNodes());
-  for (int e = 0; e < mesh.numElements(); ++e) {
-    const double share = element_densities[static_cast<std::size_t>(e)] *
-                         volumes[static_cast<std::size_t>(e)] / per_element;
-    for (int k = 0; k < per_element; ++k) masses[mesh.elements(e, k)] += share;
-  }
+  VecX diagonal(per_element);
+  forEachCheckedElement(
+      mesh, data, 1e-10, [&](int e, const ElementNodes&, const std::vector<double>& dets, const ElementGeometry& g) {
+        const double element_mass = element_densities[static_cast<std::size_t>(e)] * g.volume;
+        if (lumping == MassLumping::kEqualShare) {
+          // PXPBD eq. 50: every node of the element (corner or not) gets rho V_e / n_e.
+          for (int k = 0; k < per_element; ++k) masses[mesh.elements(e, k)] += element_mass / per_element;
+          return;
+        }
+        // HRZ: consistent-mass diagonal integral N_i^2 dV (rho is constant per element and
+        // cancels in the ratio), scaled so that the element's masses sum to rho V_e. Each
+        // entry is an integral of a non-negative function that is not identically zero:
+        // strictly positive for every element type.
+        diagonal.setZero();
+        for (int q = 0; q < data.mass_rule.size(); ++q) {
+          const double dv = data.mass_rule.weights[static_cast<std::size_t>(q)] *
+                            dets[static_cast<std::size_t>(data.mass_begin + q)];
+          diagonal += dv * data.mass_N[static_cast<std::size_t>(q)].cwiseAbs2();
+        }
+        const double sum = diagonal.sum();
+        for (int k = 0; k < per_element; ++k) masses[mesh.elements(e, k)] += element_mass * diagonal[k] / sum;
+      });
   return masses;
 }
 
@@ -135,15 +321,36 @@ MeshSummary summarize(const Mesh& mesh) {
   MeshSummary s;
   s.nodes = mesh.numNodes();
   s.elements = mesh.numElements();
+  s.element_type = mesh.element_type;
+  if (s.elements > 0) s.elements_per_type[elementTypeName(mesh.element_type)] = s.elements;
   if (s.nodes > 0) {
     s.bbox_min = mesh.rest_positions.colwise().minCoeff().transpose();
     s.bbox_max = mesh.rest_positions.colwise().maxCoeff().transpose();
   }
-  const std::vector<double> volumes = restVolumes(mesh);
-  if (!volumes.empty()) {
-    s.min_volume = *std::min_element(volumes.begin(), volumes.end());
-    s.max_volume = *std::max_element(volumes.begin(), volumes.end());
-    for (double v : volumes) s.total_volume += v;
+  const TypeData data = typeData(mesh);
+  const double pi = std::acos(-1.0);
+  double min_volume = std::numeric_limits<double>::infinity(), max_volume = 0.0;
+  double min_angle = std::numeric_limits<double>::infinity();
+  double min_scaled = std::numeric_limits<double>::infinity();
+  forEachCheckedElement(
+      mesh, data, 1e-10, [&](int, const ElementNodes& X, const std::vector<double>&, const ElementGeometry& g) {
+        min_volume = std::min(min_volume, g.volume);
+        max_volume = std::max(max_volume, g.volume);
+        s.total_volume += g.volume;
+        min_scaled = std::min(min_scaled, g.min_det / g.max_det);
+        auto corner = [&X](int k) -> Vec3 { return X.row(k).transpose(); };
+        if (data.dimension == 2) {
+          min_angle = std::min(min_angle, triangleMinAngle(corner(0), corner(1), corner(2)));
+        } else {
+          for (const auto& st : data.dihedral)
+            min_angle = std::min(min_angle, dihedralAngle(corner(st[0]), corner(st[1]), corner(st[2]), corner(st[3])));
+        }
+      });
+  if (s.elements > 0) {
+    s.min_volume = min_volume;
+    s.max_volume = max_volume;
+    s.min_dihedral_angle_deg = min_angle * 180.0 / pi;
+    s.min_scaled_jacobian = min_scaled;
   }
   return s;
 }

@@ -44,11 +44,19 @@ void Problem::finalize(const std::string& source) {
   if (!(std::isfinite(time.dt) && time.dt > 0.0)) throw InputError(source, "/time/dt", "must be finite and > 0");
   if (time.num_steps < 1) throw InputError(source, "/time/steps", "must be >= 1");
 
+  if (discretization.quadrature_degree > 20)
+    throw InputError(source, "/discretization/quadrature_degree", "must be <= 20");
   validateMesh(mesh);  // names mesh.source and the element
-  elastic_ = std::make_shared<ElasticEnergy>(mesh, std::shared_ptr<const Material>(makeMaterial(material)));
+  try {
+    elastic_ = std::make_shared<ElasticEnergy>(mesh, std::shared_ptr<const Material>(makeMaterial(material)),
+                                               discretization.quadrature_degree);
+  } catch (const std::invalid_argument& error) {  // e.g. a surface mesh given to solid elasticity
+    throw InputError(source, "/mesh", error.what());
+  }
 
   const int n = mesh.numNodes();
-  node_masses_ = lumpedNodeMasses(mesh, std::vector<double>(mesh.numElements(), material.density));
+  node_masses_ = lumpedNodeMasses(mesh, std::vector<double>(mesh.numElements(), material.density),
+                                  discretization.mass_lumping);
   dof_masses_.resize(3 * n);
   external_force_.resize(3 * n);
   for (int i = 0; i < n; ++i) {

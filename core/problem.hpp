@@ -31,10 +31,17 @@ struct TimeStepping {
   int num_steps = 1;
 };
 
+// How the continuous problem is discretized beyond the mesh: quadrature and mass lumping.
+struct Discretization {
+  int quadrature_degree = 0;  // <= 0: the element type's stiffness degree (ReferenceElement)
+  MassLumping mass_lumping = MassLumping::kEqualShare;  // PXPBD eq. 50, or HRZ
+};
+
 class Problem {
  public:
   Mesh mesh;
-  MaterialSpec material;  // one material for the whole mesh (regions come with the meshes issue)
+  MaterialSpec material;  // one material for the whole mesh
+  Discretization discretization;
   Vec3 gravity = Vec3::Zero();
   std::vector<DirichletCondition> dirichlet;
   TimeStepping time;

@@ -6,34 +6,75 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
-#include <exception>
 #include <limits>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "meshes/gmsh_meshes.hpp"
+#include "meshes/gmsh_model.hpp"
 #include "meshes/gmsh_session.hpp"
+#include "meshes/node_sets.hpp"
+#include "meshes/raise_order.hpp"
 
 namespace pbdlab {
 
-BoxTetSplit parseBoxTetSplit(const std::string& name) {
-  if (name == "five") return BoxTetSplit::kFive;
-  if (name == "gmsh_six") return BoxTetSplit::kGmshSix;
-  throw std::invalid_argument("unknown box tet split '" + name + "' (expected \"five\" or \"gmsh_six\")");
+namespace {
+
+struct FamilyInfo {
+  BoxFamily family;
+  const char* name;
+  const char* description;
+  ElementType type;
+  int per_cell;
+};
+
+constexpr FamilyInfo kFamilies[] = {
+    {BoxFamily::kFiveTet, "five_tet", "five-tet split", ElementType::kTet4, 5},
+    {BoxFamily::kBiased, "biased", "biased split (2 prisms x 3 tets)", ElementType::kTet4, 6},
+    {BoxFamily::kGmshSix, "gmsh_six", "gmsh_six split", ElementType::kTet4, 6},
+    {BoxFamily::kUnstructured, "unstructured", "unstructured tets", ElementType::kTet4, 0},
+    {BoxFamily::kHex, "hex", "hexahedra", ElementType::kHex8, 1},
+    {BoxFamily::kPrism, "prism", "prisms", ElementType::kPrism6, 2},
+    {BoxFamily::kPyramid, "pyramid", "pyramids", ElementType::kPyramid5, 6},
+};
+
+const FamilyInfo& info(BoxFamily family) {
+  for (const FamilyInfo& f : kFamilies)
+    if (f.family == family) return f;
+  throw std::invalid_argument("unknown box family");
 }
 
-std::string boxTetSplitName(BoxTetSplit split) {
-  switch (split) {
-    case BoxTetSplit::kFive:
-      return "five";
-    case BoxTetSplit::kGmshSix:
-      return "gmsh_six";
-  }
-  throw std::invalid_argument("boxTetSplitName: unknown split");
+std::string formatNumber(double v) {
+  std::ostringstream out;
+  out.precision(6);
+  out << v;
+  return out.str();
 }
+
+}  // namespace
+
+BoxFamily parseBoxFamily(const std::string& name) {
+  if (name == "five") return BoxFamily::kFiveTet;  // the name of the first scene format
+  for (const FamilyInfo& f : kFamilies)
+    if (name == f.name) return f.family;
+  std::string known;
+  for (const std::string& n : boxFamilyNames()) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown box family '" + name + "' (known: " + known + ")");
+}
+
+std::string boxFamilyName(BoxFamily family) { return info(family).name; }
+
+std::vector<std::string> boxFamilyNames() {
+  std::vector<std::string> names;
+  for (const FamilyInfo& f : kFamilies) names.emplace_back(f.name);
+  return names;
+}
+
+bool isTetFamily(BoxFamily family) { return info(family).type == ElementType::kTet4; }
+ElementType boxFamilyElementType(BoxFamily family) { return info(family).type; }
+int elementsPerCell(BoxFamily family) { return info(family).per_cell; }
 
 std::string BoxMeshRecipe::describe() const {
   std::ostringstream out;
@@ -42,8 +83,12 @@ std::string BoxMeshRecipe::describe() const {
   if (!origin.isZero(0.0)) {
     out << " at (" << origin.x() << ", " << origin.y() << ", " << origin.z() << ")";
   }
-  out << ", " << cells[0] << "x" << cells[1] << "x" << cells[2] << " cells, "
-      << (split == BoxTetSplit::kFive ? "five-tet split" : "gmsh_six split");
+  if (family == BoxFamily::kUnstructured) {
+    out << ", unstructured tets, target size " << target_size;
+  } else {
+    out << ", " << cells[0] << "x" << cells[1] << "x" << cells[2] << " cells, " << info(family).description;
+  }
+  if (order != 1) out << ", order " << order;
   return out.str();
 }
 
@@ -54,7 +99,7 @@ BoxMeshRecipe resBox(int nodes_per_side) {
   }
   BoxMeshRecipe recipe;
   recipe.cells = {nodes_per_side - 1, nodes_per_side - 1, nodes_per_side - 1};
-  recipe.split = BoxTetSplit::kFive;
+  recipe.family = BoxFamily::kFiveTet;
   return recipe;
 }
 
@@ -62,38 +107,39 @@ namespace {
 
 void checkRecipe(const BoxMeshRecipe& recipe) {
   const std::string what = "makeBoxMesh (" + recipe.describe() + "): ";
-  double nodes = 1.0, tets = 1.0;
   for (int d = 0; d < 3; ++d) {
-    if (recipe.cells[d] < 1) {
-      throw std::invalid_argument(what + "cells per axis must be >= 1, got " +
-                                  std::to_string(recipe.cells[d]));
-    }
     if (!std::isfinite(recipe.size[d]) || !(recipe.size[d] > 0.0)) {
       throw std::invalid_argument(what + "size must be positive and finite");
     }
-    if (!std::isfinite(recipe.origin[d])) {
-      throw std::invalid_argument(what + "origin must be finite");
+    if (!std::isfinite(recipe.origin[d])) throw std::invalid_argument(what + "origin must be finite");
+  }
+  if (recipe.order < 1 || recipe.order > 3) {
+    throw std::invalid_argument(what + "order must be 1, 2 or 3, got " + std::to_string(recipe.order));
+  }
+  if (recipe.order != 1 && !isTetFamily(recipe.family)) {
+    throw std::invalid_argument(what + "order " + std::to_string(recipe.order) +
+                                " applies to the tetrahedral families only");
+  }
+  if (recipe.family == BoxFamily::kUnstructured) {
+    if (!std::isfinite(recipe.target_size) || !(recipe.target_size > 0.0)) {
+      throw std::invalid_argument(what + "target_size must be positive and finite, got " +
+                                  formatNumber(recipe.target_size));
+    }
+    return;  // makeUnstructuredBox checks the element count estimate
+  }
+  double nodes = 1.0, cells = 1.0;
+  for (int d = 0; d < 3; ++d) {
+    if (recipe.cells[d] < 1) {
+      throw std::invalid_argument(what + "cells per axis must be >= 1, got " + std::to_string(recipe.cells[d]));
     }
     nodes *= recipe.cells[d] + 1.0;
-    tets *= recipe.cells[d];
+    cells *= recipe.cells[d];
   }
-  tets *= 6.0;
-  if (nodes > std::numeric_limits<int>::max() || tets > std::numeric_limits<int>::max()) {
+  // Raising the order multiplies the nodes by up to 27 (P3 on six tets per cell).
+  const double order_factor = recipe.order == 1 ? 1.0 : recipe.order == 2 ? 8.0 : 27.0;
+  if ((nodes + cells) * order_factor > std::numeric_limits<int>::max() ||
+      6.0 * cells * nodesPerElement(ElementType::kTet20) > std::numeric_limits<int>::max()) {
     throw std::invalid_argument(what + "too many cells for int indices");
-  }
-}
-
-// Runs a Gmsh call and turns whatever it throws (Gmsh 4.8 does not always throw a
-// std::exception) into a std::runtime_error naming the recipe.
-template <class F>
-void gmshCall(const BoxMeshRecipe& recipe, const char* step, F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    throw std::runtime_error("makeBoxMesh (" + recipe.describe() + "): Gmsh failed in " + step +
-                             ": " + e.what());
-  } catch (...) {
-    throw std::runtime_error("makeBoxMesh (" + recipe.describe() + "): Gmsh failed in " + step);
   }
 }
 
@@ -106,10 +152,8 @@ Vec3 pointCoordinates(int point_tag) {
 // Builds the transfinite box in the current Gmsh model and meshes it: hexahedra when
 // `recombine`, Gmsh's transfinite tetrahedra otherwise.
 void generateTransfiniteBox(const BoxMeshRecipe& recipe, bool recombine) {
-  gmsh::model::add("pbdlab_box");
-  const int volume = gmsh::model::occ::addBox(recipe.origin.x(), recipe.origin.y(),
-                                              recipe.origin.z(), recipe.size.x(),
-                                              recipe.size.y(), recipe.size.z());
+  const int volume = gmsh::model::occ::addBox(recipe.origin.x(), recipe.origin.y(), recipe.origin.z(),
+                                              recipe.size.x(), recipe.size.y(), recipe.size.z());
   gmsh::model::occ::synchronize();
 
   // Every curve of the box is parallel to one axis: find it from its end points.
@@ -119,8 +163,7 @@ void generateTransfiniteBox(const BoxMeshRecipe& recipe, bool recombine) {
     gmsh::vectorpair ends;
     gmsh::model::getBoundary({curve}, ends, false, false, false);
     if (ends.size() != 2) throw std::runtime_error("a box edge without two end points");
-    const Vec3 extent =
-        (pointCoordinates(ends[1].second) - pointCoordinates(ends[0].second)).cwiseAbs();
+    const Vec3 extent = (pointCoordinates(ends[1].second) - pointCoordinates(ends[0].second)).cwiseAbs();
     int axis = 0;
     extent.maxCoeff(&axis);
     gmsh::model::mesh::setTransfiniteCurve(curve.second, recipe.cells[axis] + 1);
@@ -136,159 +179,200 @@ void generateTransfiniteBox(const BoxMeshRecipe& recipe, bool recombine) {
   gmsh::model::mesh::generate(3);
 }
 
-// Gmsh's nodes in tag order, and the map tag -> 0-based index (tags may have gaps).
-void readNodes(Mesh& mesh, std::unordered_map<std::size_t, int>& index_of_tag) {
-  std::vector<std::size_t> tags;
-  std::vector<double> coords, parametric;
-  gmsh::model::mesh::getNodes(tags, coords, parametric, -1, -1, false, false);
-  std::vector<std::size_t> order(tags.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return tags[a] < tags[b]; });
-  mesh.rest_positions.resize(static_cast<Eigen::Index>(tags.size()), 3);
-  index_of_tag.clear();
-  index_of_tag.reserve(tags.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const std::size_t k = order[i];
-    if (!index_of_tag.emplace(tags[k], static_cast<int>(i)).second) {
-      throw std::runtime_error("Gmsh returned node tag " + std::to_string(tags[k]) + " twice");
-    }
-    for (int d = 0; d < 3; ++d) mesh.rest_positions(static_cast<Eigen::Index>(i), d) = coords[3 * k + d];
-  }
-}
+// The structured grid: Gmsh's nodes (in tag order) and, per cell, its 8 corner nodes by
+// position in the cell, corner[a + 2b + 4c] at (i + a, j + b, k + c), with the cell's (i, j, k).
+struct Grid {
+  Mesh nodes;  // rest_positions only
+  std::vector<std::array<int, 8>> corners;
+  std::vector<std::array<int, 3>> cell;
+};
 
-int indexOfTag(const std::unordered_map<std::size_t, int>& index_of_tag, std::size_t tag) {
-  const auto it = index_of_tag.find(tag);
-  if (it == index_of_tag.end()) {
-    throw std::runtime_error("Gmsh element refers to unknown node tag " + std::to_string(tag));
+Grid readGrid(const BoxMeshRecipe& recipe) {
+  Grid grid;
+  Mesh hexes = gmsh_model::readElements(ElementType::kHex8, recipe.describe());
+  const std::size_t expected = static_cast<std::size_t>(recipe.cells[0]) * recipe.cells[1] * recipe.cells[2];
+  if (static_cast<std::size_t>(hexes.numElements()) != expected) {
+    throw std::runtime_error("Gmsh produced " + std::to_string(hexes.numElements()) + " hexahedra, expected " +
+                             std::to_string(expected));
   }
-  return it->second;
-}
-
-void orientPositively(const Mesh& mesh, int* tet) {
-  const double v = signedTetVolume(mesh.restPosition(tet[0]), mesh.restPosition(tet[1]),
-                                   mesh.restPosition(tet[2]), mesh.restPosition(tet[3]));
-  if (v < 0.0) std::swap(tet[2], tet[3]);
-}
-
-// Splits every hexahedron (Gmsh type 5) into five tetrahedra. The corner nodes are identified
-// by their position relative to the hex centroid, not by Gmsh's node order. Corner (a, b, c) of
-// cell (i, j, k) is grid node (i+a, j+b, k+c); the central tet joins the four corners whose
-// grid parity (i+a + j+b + k+c) is even, so every face of every cell is cut along the diagonal
-// between its two even corners, and the faces of neighbouring cells match.
-std::vector<int> splitHexesIntoFive(const BoxMeshRecipe& recipe, const Mesh& mesh,
-                                    const std::unordered_map<std::size_t, int>& index_of_tag) {
-  std::vector<std::size_t> hex_tags, hex_nodes;
-  gmsh::model::mesh::getElementsByType(5, hex_tags, hex_nodes);
-  const std::size_t expected =
-      static_cast<std::size_t>(recipe.cells[0]) * recipe.cells[1] * recipe.cells[2];
-  if (hex_tags.size() != expected || hex_nodes.size() != 8 * expected) {
-    throw std::runtime_error("Gmsh produced " + std::to_string(hex_tags.size()) +
-                             " hexahedra, expected " + std::to_string(expected));
-  }
-  const Vec3 h = recipe.size.cwiseQuotient(
-      Vec3(recipe.cells[0], recipe.cells[1], recipe.cells[2]));
-  std::vector<int> tets;
-  tets.reserve(20 * expected);
+  const Vec3 h = recipe.size.cwiseQuotient(Vec3(recipe.cells[0], recipe.cells[1], recipe.cells[2]));
+  grid.corners.resize(expected);
+  grid.cell.resize(expected);
   for (std::size_t e = 0; e < expected; ++e) {
-    int nodes[8];
     Vec3 centroid = Vec3::Zero();
-    for (int k = 0; k < 8; ++k) {
-      nodes[k] = indexOfTag(index_of_tag, hex_nodes[8 * e + k]);
-      centroid += mesh.restPosition(nodes[k]);
-    }
+    for (int k = 0; k < 8; ++k) centroid += hexes.restPosition(hexes.elements(e, k));
     centroid /= 8.0;
-    int cell[3];
     for (int d = 0; d < 3; ++d) {
       const int c = static_cast<int>(std::floor((centroid[d] - recipe.origin[d]) / h[d]));
-      cell[d] = std::clamp(c, 0, recipe.cells[d] - 1);
+      grid.cell[e][d] = std::clamp(c, 0, recipe.cells[d] - 1);
     }
-    int corner[2][2][2];
     bool found[8] = {false, false, false, false, false, false, false, false};
     for (int k = 0; k < 8; ++k) {
-      const Vec3 p = mesh.restPosition(nodes[k]);
-      const int a = p.x() > centroid.x(), b = p.y() > centroid.y(), c = p.z() > centroid.z();
-      const int slot = a + 2 * b + 4 * c;
+      const int node = hexes.elements(e, k);
+      const Vec3 p = hexes.restPosition(node);
+      const int slot = (p.x() > centroid.x()) + 2 * (p.y() > centroid.y()) + 4 * (p.z() > centroid.z());
       if (found[slot]) throw std::runtime_error("a Gmsh hexahedron is not an axis-aligned cell");
       found[slot] = true;
-      corner[a][b][c] = nodes[k];
-    }
-    const int parity = (cell[0] + cell[1] + cell[2]) & 1;
-    // Corners of even grid parity: (a + b + c + parity) even.
-    std::vector<std::array<int, 3>> even, odd;
-    for (int c = 0; c < 2; ++c) {
-      for (int b = 0; b < 2; ++b) {
-        for (int a = 0; a < 2; ++a) {
-          (((a + b + c + parity) & 1) == 0 ? even : odd).push_back({a, b, c});
-        }
-      }
-    }
-    auto node = [&](const std::array<int, 3>& abc) { return corner[abc[0]][abc[1]][abc[2]]; };
-    int tet[4] = {node(even[0]), node(even[1]), node(even[2]), node(even[3])};
-    orientPositively(mesh, tet);
-    tets.insert(tets.end(), tet, tet + 4);
-    for (const auto& o : odd) {
-      // An odd corner and its three neighbours along the edges (all even).
-      int t[4] = {node(o), node({1 - o[0], o[1], o[2]}), node({o[0], 1 - o[1], o[2]}),
-                  node({o[0], o[1], 1 - o[2]})};
-      orientPositively(mesh, t);
-      tets.insert(tets.end(), t, t + 4);
+      grid.corners[e][slot] = node;
     }
   }
-  return tets;
+  grid.nodes.rest_positions = std::move(hexes.rest_positions);
+  return grid;
 }
 
-std::vector<int> readGmshTets(const BoxMeshRecipe& recipe, const Mesh& mesh,
-                              const std::unordered_map<std::size_t, int>& index_of_tag) {
-  std::vector<std::size_t> tet_tags, tet_nodes;
-  gmsh::model::mesh::getElementsByType(4, tet_tags, tet_nodes);
-  const std::size_t expected =
-      6 * static_cast<std::size_t>(recipe.cells[0]) * recipe.cells[1] * recipe.cells[2];
-  if (tet_tags.size() != expected || tet_nodes.size() != 4 * expected) {
-    throw std::runtime_error("Gmsh produced " + std::to_string(tet_tags.size()) +
-                             " tetrahedra, expected " + std::to_string(expected));
+double signedVolume(const MatX3& x, int a, int b, int c, int d) {
+  return signedTetVolume(x.row(a).transpose(), x.row(b).transpose(), x.row(c).transpose(), x.row(d).transpose());
+}
+
+void appendTet(const MatX3& x, std::array<int, 4> t, std::vector<int>& out) {
+  if (signedVolume(x, t[0], t[1], t[2], t[3]) < 0.0) std::swap(t[2], t[3]);
+  out.insert(out.end(), t.begin(), t.end());
+}
+
+// Five tets per cell. Corner (a, b, c) of cell (i, j, k) is grid node (i+a, j+b, k+c); the
+// central tet joins the four corners whose grid parity (i+a + j+b + k+c) is even, so every
+// face of every cell is cut along the diagonal between its two even corners, and the faces of
+// neighbouring cells match.
+void splitFive(const Grid& grid, std::vector<int>& tets) {
+  const MatX3& x = grid.nodes.rest_positions;
+  for (std::size_t e = 0; e < grid.corners.size(); ++e) {
+    const auto& corner = grid.corners[e];
+    const int parity = (grid.cell[e][0] + grid.cell[e][1] + grid.cell[e][2]) & 1;
+    auto at = [&](int a, int b, int c) { return corner[a + 2 * b + 4 * c]; };
+    std::vector<std::array<int, 3>> even, odd;
+    for (int c = 0; c < 2; ++c)
+      for (int b = 0; b < 2; ++b)
+        for (int a = 0; a < 2; ++a) (((a + b + c + parity) & 1) == 0 ? even : odd).push_back({a, b, c});
+    auto node = [&](const std::array<int, 3>& abc) { return at(abc[0], abc[1], abc[2]); };
+    appendTet(x, {node(even[0]), node(even[1]), node(even[2]), node(even[3])}, tets);
+    for (const auto& o : odd) {
+      // An odd corner and its three neighbours along the edges (all even).
+      appendTet(x, {node(o), node({1 - o[0], o[1], o[2]}), node({o[0], 1 - o[1], o[2]}), node({o[0], o[1], 1 - o[2]})},
+                tets);
+    }
   }
-  std::vector<int> tets(tet_nodes.size());
-  for (std::size_t i = 0; i < tet_nodes.size(); ++i) tets[i] = indexOfTag(index_of_tag, tet_nodes[i]);
-  for (std::size_t e = 0; e < expected; ++e) orientPositively(mesh, &tets[4 * e]);
-  return tets;
+}
+
+// The biased split, the same in every cell. The cell is cut by the plane through its edges
+// (1,0,0)-(1,0,1) and (0,1,0)-(0,1,1) into two prisms along z, and each prism into three
+// tets; every face of every cell gets the same diagonal (z faces (1,0)-(0,1), x faces
+// y=1,z=0 to y=0,z=1, y faces x=1,z=0 to x=0,z=1), so neighbouring cells match. These are the
+// tets Gmsh's transfinite volume mesher makes (docs/meshes.md; checked by test_mesh_families).
+constexpr int kBiasedTets[6][4] = {
+    // prism A: (0,0,z) (1,0,z) (0,1,z)
+    {4, 0, 2, 1}, {2, 4, 1, 5}, {2, 4, 5, 6},
+    // prism B: (1,0,z) (1,1,z) (0,1,z)
+    {5, 1, 2, 3}, {3, 2, 5, 6}, {3, 5, 7, 6}};
+
+void splitBiased(const Grid& grid, std::vector<int>& tets) {
+  const MatX3& x = grid.nodes.rest_positions;
+  for (const auto& corner : grid.corners)
+    for (const auto& t : kBiasedTets) appendTet(x, {corner[t[0]], corner[t[1]], corner[t[2]], corner[t[3]]}, tets);
+}
+
+// Gmsh's hexahedron order: (0,0,0) (1,0,0) (1,1,0) (0,1,0), then the same at z = 1.
+constexpr int kHexOrder[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+
+void hexes(const Grid& grid, std::vector<int>& out) {
+  for (const auto& corner : grid.corners)
+    for (int k : kHexOrder) out.push_back(corner[k]);
+}
+
+// The two prisms of the biased split, in Gmsh's prism order (bottom triangle counter-
+// clockwise seen from +z, then the top triangle).
+constexpr int kPrisms[2][6] = {{0, 1, 2, 4, 5, 6}, {1, 3, 2, 5, 7, 6}};
+
+void prisms(const Grid& grid, std::vector<int>& out) {
+  for (const auto& corner : grid.corners)
+    for (const auto& p : kPrisms)
+      for (int k : p) out.push_back(corner[k]);
+}
+
+// Six pyramids per cell: each face of the cell is a base, the apex a new node at the cell
+// centre (appended after the grid nodes, in cell order). Bases are ordered so their normal
+// (right-hand rule) points to the apex, as in Gmsh's reference pyramid.
+constexpr int kCellFaces[6][4] = {{0, 2, 6, 4}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 3, 7, 6}, {0, 1, 3, 2}, {4, 5, 7, 6}};
+
+void pyramids(Grid& grid, std::vector<int>& out) {
+  const int n_grid = static_cast<int>(grid.nodes.rest_positions.rows());
+  const int n_cells = static_cast<int>(grid.corners.size());
+  MatX3 x(n_grid + n_cells, 3);
+  x.topRows(n_grid) = grid.nodes.rest_positions;
+  for (int e = 0; e < n_cells; ++e) {
+    Vec3 centre = Vec3::Zero();
+    for (int k = 0; k < 8; ++k) centre += grid.nodes.rest_positions.row(grid.corners[e][k]).transpose();
+    x.row(n_grid + e) = (centre / 8.0).transpose();
+  }
+  for (int e = 0; e < n_cells; ++e) {
+    const auto& corner = grid.corners[e];
+    const int apex = n_grid + e;
+    for (const auto& f : kCellFaces) {
+      std::array<int, 4> base = {corner[f[0]], corner[f[1]], corner[f[2]], corner[f[3]]};
+      if (signedVolume(x, base[0], base[1], base[2], apex) < 0.0) std::swap(base[1], base[3]);
+      out.insert(out.end(), base.begin(), base.end());
+      out.push_back(apex);
+    }
+  }
+  grid.nodes.rest_positions = std::move(x);
+}
+
+// Gmsh's transfinite tetrahedra, each oriented positively.
+void gmshSix(const BoxMeshRecipe& recipe, Mesh& mesh) {
+  mesh = gmsh_model::readElements(ElementType::kTet4, recipe.describe());
+  const std::size_t expected = 6 * static_cast<std::size_t>(recipe.cells[0]) * recipe.cells[1] * recipe.cells[2];
+  if (static_cast<std::size_t>(mesh.numElements()) != expected) {
+    throw std::runtime_error("Gmsh produced " + std::to_string(mesh.numElements()) + " tetrahedra, expected " +
+                             std::to_string(expected));
+  }
+  for (int e = 0; e < mesh.numElements(); ++e) {
+    if (signedVolume(mesh.rest_positions, mesh.elements(e, 0), mesh.elements(e, 1), mesh.elements(e, 2),
+                     mesh.elements(e, 3)) < 0.0)
+      std::swap(mesh.elements(e, 2), mesh.elements(e, 3));
+  }
+}
+
+Mesh makeStructured(const BoxMeshRecipe& recipe) {
+  const std::string what = "makeBoxMesh (" + recipe.describe() + ")";
+  Mesh mesh;
+  GmshSession session;
+  gmsh_model::ScopedModel model("pbdlab_box");
+  const bool gmsh_tets = recipe.family == BoxFamily::kGmshSix;
+  gmsh_model::call(what, "meshing the box", [&] { generateTransfiniteBox(recipe, !gmsh_tets); });
+  session.restoreThreadCount();
+  if (gmsh_tets) {
+    gmsh_model::call(what, "reading the mesh", [&] { gmshSix(recipe, mesh); });
+    return mesh;
+  }
+  Grid grid;
+  gmsh_model::call(what, "reading the mesh", [&] { grid = readGrid(recipe); });
+  std::vector<int> connectivity;
+  switch (recipe.family) {
+    case BoxFamily::kFiveTet: splitFive(grid, connectivity); break;
+    case BoxFamily::kBiased: splitBiased(grid, connectivity); break;
+    case BoxFamily::kHex: hexes(grid, connectivity); break;
+    case BoxFamily::kPrism: prisms(grid, connectivity); break;
+    case BoxFamily::kPyramid: pyramids(grid, connectivity); break;
+    default: throw std::logic_error("makeStructured: not a structured family");
+  }
+  mesh.element_type = boxFamilyElementType(recipe.family);
+  mesh.rest_positions = std::move(grid.nodes.rest_positions);
+  const int per = nodesPerElement(mesh.element_type);
+  mesh.elements = Eigen::Map<const Connectivity>(connectivity.data(),
+                                                 static_cast<Eigen::Index>(connectivity.size() / per), per);
+  return mesh;
 }
 
 }  // namespace
 
 Mesh makeBoxMesh(const BoxMeshRecipe& recipe) {
   checkRecipe(recipe);
-  Mesh mesh;
+  Mesh mesh = recipe.family == BoxFamily::kUnstructured
+                  ? makeUnstructuredBox(recipe.origin, recipe.size, recipe.target_size, recipe.describe())
+                  : makeStructured(recipe);
   mesh.source = recipe.describe();
-  mesh.element_type = ElementType::kTet4;
-  std::vector<int> tets;
-  {
-    GmshSession session;
-    const bool hexes = recipe.split == BoxTetSplit::kFive;
-    std::unordered_map<std::size_t, int> index_of_tag;
-    try {
-      gmshCall(recipe, "meshing the box", [&] { generateTransfiniteBox(recipe, hexes); });
-      session.restoreThreadCount();
-      gmshCall(recipe, "reading the mesh", [&] {
-        readNodes(mesh, index_of_tag);
-        tets = hexes ? splitHexesIntoFive(recipe, mesh, index_of_tag)
-                     : readGmshTets(recipe, mesh, index_of_tag);
-      });
-    } catch (...) {
-      try {
-        gmsh::model::remove();
-      } catch (...) {
-      }
-      throw;
-    }
-    gmshCall(recipe, "removing the model", [] { gmsh::model::remove(); });
-  }
-  const Eigen::Index n_tets = static_cast<Eigen::Index>(tets.size() / 4);
-  mesh.elements = Eigen::Map<const Connectivity>(tets.data(), n_tets, 4);
-
-  addBoundingBoxNodeSets(mesh);
-  std::vector<int> all(static_cast<std::size_t>(mesh.numNodes()));
-  std::iota(all.begin(), all.end(), 0);
-  mesh.node_sets["all"] = std::move(all);
+  mesh.node_sets.clear();
+  addFaceNodeSets(mesh);
+  if (recipe.order > 1) mesh = raiseOrder(mesh, recipe.order);
   validateMesh(mesh);
   return mesh;
 }

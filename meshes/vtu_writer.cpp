@@ -7,18 +7,123 @@
 #include <stdexcept>
 
 #include "core/atomic_file.hpp"
+#include "core/reference_element.hpp"
 
 namespace pbdlab {
 
-namespace {
-
 int vtkCellType(ElementType type) {
   switch (type) {
-    case ElementType::kTet4:
-      return 10;  // VTK_TETRA
+    case ElementType::kTet4: return 10;      // VTK_TETRA
+    case ElementType::kTet10: return 24;     // VTK_QUADRATIC_TETRA
+    case ElementType::kTet20: return 71;     // VTK_LAGRANGE_TETRAHEDRON
+    case ElementType::kHex8: return 12;      // VTK_HEXAHEDRON
+    case ElementType::kPrism6: return 13;    // VTK_WEDGE
+    case ElementType::kPyramid5: return 14;  // VTK_PYRAMID
+    case ElementType::kTri3: return 5;       // VTK_TRIANGLE
   }
-  throw std::invalid_argument("writeVtu: element type without a VTK cell type");
+  throw std::invalid_argument("vtkCellType: unknown element type");
 }
+
+std::vector<Vec3> vtkReferenceCoordinates(ElementType type) {
+  // The parametric coordinates of VTK's cells (vtkTetra, vtkQuadraticTetra,
+  // vtkHigherOrderTetra, vtkHexahedron, vtkWedge, vtkPyramid, vtkTriangle).
+  const std::vector<Vec3> tet = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1)};
+  switch (type) {
+    case ElementType::kTet4: return tet;
+    case ElementType::kTet10: {
+      std::vector<Vec3> r = tet;
+      for (const Vec3& p : {Vec3(.5, 0, 0), Vec3(.5, .5, 0), Vec3(0, .5, 0), Vec3(0, 0, .5), Vec3(.5, 0, .5), Vec3(0, .5, .5)})
+        r.push_back(p);
+      return r;
+    }
+    case ElementType::kTet20: {
+      // vtkHigherOrderTetra (Lagrange, order 3): the corners; the edges (0,1) (1,2) (2,0) (0,3)
+      // (1,3) (2,3), each edge's nodes from its first vertex to its second; then one node per
+      // face, the faces in the order of their constant barycentric coordinate (FaceMinCoord):
+      // (0,1,3) (1,2,3) (0,2,3) (0,1,2).
+      std::vector<Vec3> r = tet;
+      const int edges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}};
+      for (const auto& e : edges)
+        for (int j = 1; j <= 2; ++j) r.push_back(tet[e[0]] + (j / 3.0) * (tet[e[1]] - tet[e[0]]));
+      const int faces[4][3] = {{0, 1, 3}, {1, 2, 3}, {0, 2, 3}, {0, 1, 2}};
+      for (const auto& f : faces) r.push_back((tet[f[0]] + tet[f[1]] + tet[f[2]]) / 3.0);
+      return r;
+    }
+    case ElementType::kHex8:
+      return {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(1, 1, 0), Vec3(0, 1, 0),
+              Vec3(0, 0, 1), Vec3(1, 0, 1), Vec3(1, 1, 1), Vec3(0, 1, 1)};
+    case ElementType::kPrism6:
+      // vtkWedge documents its orientation as "(0,1,2) is the base of the wedge which, using
+      // the right hand rule, forms a triangle whose normal points away from the triangular
+      // face (3,4,5)", and its face table ({0,1,2}, {3,5,4}, {0,3,4,1}, ...) lists outward
+      // faces. vtkWedge::GetParametricCoords() lists (0,0,0) (1,0,0) (0,1,0) ..., whose
+      // (0,1,2) normal points towards (3,4,5): that table is the mirror image of the documented
+      // cell. These are the coordinates of the documented (outward-faced) wedge: r and s
+      // exchanged. Gmsh's own VTK export (MPrism::getVertexVTK) agrees.
+      return {Vec3(0, 0, 0), Vec3(0, 1, 0), Vec3(1, 0, 0), Vec3(0, 0, 1), Vec3(0, 1, 1), Vec3(1, 0, 1)};
+    case ElementType::kPyramid5:
+      return {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(1, 1, 0), Vec3(0, 1, 0), Vec3(0, 0, 1)};
+    case ElementType::kTri3: return {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 1, 0)};
+  }
+  throw std::invalid_argument("vtkReferenceCoordinates: unknown element type");
+}
+
+Vec3 gmshToVtkReference(ElementType type, const Vec3& r) {
+  switch (type) {
+    case ElementType::kTet4:
+    case ElementType::kTet10:
+    case ElementType::kTet20:
+    case ElementType::kTri3: return r;  // the same unit simplex
+    case ElementType::kHex8: return (r + Vec3::Ones()) / 2.0;  // [-1,1]^3 -> [0,1]^3
+    case ElementType::kPrism6: return Vec3(r.x(), r.y(), (r.z() + 1.0) / 2.0);  // w in [-1,1] -> [0,1]
+    case ElementType::kPyramid5: {
+      // Gmsh: base [-1,1]^2 at w = 0, apex (0,0,1); VTK: a cube [0,1]^3 whose top face
+      // collapses to the apex, listed as (0,0,1).
+      if (r.z() >= 1.0) return Vec3(0, 0, 1);
+      const double s = 1.0 - r.z();
+      return Vec3((r.x() / s + 1.0) / 2.0, (r.y() / s + 1.0) / 2.0, r.z());
+    }
+  }
+  throw std::invalid_argument("gmshToVtkReference: unknown element type");
+}
+
+namespace {
+
+std::vector<int> deriveVtkNodeOrder(ElementType type) {
+  const std::vector<Vec3>& gmsh = ReferenceElement::of(type).nodeCoordinates();
+  const std::vector<Vec3> vtk = vtkReferenceCoordinates(type);
+  if (gmsh.size() != vtk.size()) throw std::logic_error("vtkNodeOrder: node counts differ for " + elementTypeName(type));
+  std::vector<int> order(vtk.size(), -1);
+  std::vector<bool> taken(gmsh.size(), false);
+  for (std::size_t i = 0; i < vtk.size(); ++i) {
+    for (std::size_t j = 0; j < gmsh.size(); ++j) {
+      if ((gmshToVtkReference(type, gmsh[j]) - vtk[i]).norm() < 1e-9) {
+        if (order[i] >= 0 || taken[j]) throw std::logic_error("vtkNodeOrder: ambiguous match for " + elementTypeName(type));
+        order[i] = static_cast<int>(j);
+        taken[j] = true;
+      }
+    }
+    if (order[i] < 0) throw std::logic_error("vtkNodeOrder: VTK node " + std::to_string(i) + " of " + elementTypeName(type) + " has no Gmsh node");
+  }
+  return order;
+}
+
+}  // namespace
+
+const std::vector<int>& vtkNodeOrder(ElementType type) {
+  static const std::vector<std::vector<int>> orders = [] {
+    std::vector<std::vector<int>> all;
+    for (ElementType t : allElementTypes()) {
+      const std::size_t i = static_cast<std::size_t>(t);
+      if (all.size() <= i) all.resize(i + 1);
+      all[i] = deriveVtkNodeOrder(t);
+    }
+    return all;
+  }();
+  return orders.at(static_cast<std::size_t>(type));
+}
+
+namespace {
 
 std::string xmlEscape(const std::string& s) {
   std::string out;
@@ -82,7 +187,13 @@ void writeVtu(const std::string& path, const Mesh& mesh, const Positions& x,
   checkFields(path, point_fields, n_nodes, "point", point_names);
   checkFields(path, cell_fields, n_cells, "cell", cell_names);
   const int vtk_type = vtkCellType(mesh.element_type);
-  const int per_cell = static_cast<int>(mesh.elements.cols());
+  const std::vector<int>& order = vtkNodeOrder(mesh.element_type);
+  const int per_cell = static_cast<int>(order.size());
+  if (n_cells > 0 && mesh.elements.cols() != per_cell) {
+    throw std::invalid_argument("writeVtu('" + path + "'): the connectivity has " + std::to_string(mesh.elements.cols()) +
+                                " columns, a " + elementTypeName(mesh.element_type) + " has " + std::to_string(per_cell) +
+                                " nodes");
+  }
 
   std::ostringstream out;
   out << std::setprecision(std::numeric_limits<double>::max_digits10);
@@ -111,7 +222,7 @@ void writeVtu(const std::string& path, const Mesh& mesh, const Positions& x,
       << "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
   for (int e = 0; e < n_cells; ++e) {
     out << "         ";
-    for (int k = 0; k < per_cell; ++k) out << ' ' << mesh.elements(e, k);
+    for (int k = 0; k < per_cell; ++k) out << ' ' << mesh.elements(e, order[static_cast<std::size_t>(k)]);
     out << '\n';
   }
   out << "        </DataArray>\n"

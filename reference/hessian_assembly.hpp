@@ -1,8 +1,9 @@
 #pragma once
 // Assembly of the step objective's Hessian over the free DOFs into a sparse matrix whose
 // pattern (lower triangle, as CHOLMOD wants it) is built once per topology. Each element's
-// 78 lower-triangle entries have a precomputed slot in the value array, and elements of one
-// color share no node, so the scatter runs in parallel without races or allocation.
+// 3N (3N + 1) / 2 lower-triangle entries have a precomputed slot in the value array, and
+// elements of one color share no node, so the scatter runs in parallel without races or
+// allocation.
 #include <Eigen/SparseCore>
 #include <vector>
 
@@ -33,13 +34,13 @@ class FreeDofHessian {
   void addFromFree(const VecX& free_values, VecX& full) const;
 
  private:
-  static constexpr int kLowerEntries = 78;  // 12 * 13 / 2
   std::vector<int> free_of_dof_;
   int num_fixed_ = 0;
   std::vector<int> free_dofs_;
   SparseMatrix matrix_;
   std::vector<int> diagonal_slot_;                           // per free DOF
-  std::vector<std::array<int, kLowerEntries>> element_slots_; // -1 where a DOF is prescribed
+  int lower_entries_ = 0;           // per element: 3N (3N + 1) / 2
+  std::vector<int> element_slots_;  // per element and lower entry; -1 where a DOF is prescribed
 };
 
 }  // namespace pbdlab

@@ -5,4 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
+# Passive OpenMP waiting: robust when other processes share the cores (see README).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 ./build/apps/pbdlab run scenes/torsion_small.json --solver newton --out runs/torsion_small

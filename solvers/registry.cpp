@@ -1,11 +1,14 @@
 #include "solvers/registry.hpp"
 
+#include <cmath>
+
 #include "core/input_error.hpp"
+#include "reference/explicit_relaxation.hpp"
 #include "reference/newton.hpp"
 
 namespace pbdlab {
 
-std::vector<std::string> solverNames() { return {"newton"}; }
+std::vector<std::string> solverNames() { return {"newton", "explicit_relaxation"}; }
 
 namespace {
 
@@ -34,12 +37,35 @@ std::unique_ptr<Solver> makeNewton(const nlohmann::json& options, const std::str
   return std::make_unique<NewtonSolver>(newton);
 }
 
+std::unique_ptr<Solver> makeExplicitRelaxation(const nlohmann::json& options, const std::string& source,
+                                               const std::string& field) {
+  ExplicitRelaxationOptions relaxation;
+  for (const auto& [key, value] : options.items()) {
+    const std::string at = field + "/" + key;
+    auto positive = [&]() {
+      if (!value.is_number() || !(value.get<double>() > 0.0) || !std::isfinite(value.get<double>()))
+        throw InputError(source, at, "must be a finite number > 0");
+      return value.get<double>();
+    };
+    if (key == "dt") relaxation.dt = positive();
+    else if (key == "damping") relaxation.damping = positive();
+    else if (key == "substeps") {
+      if (!value.is_number_integer() || value.get<int>() < 1) throw InputError(source, at, "must be an integer >= 1");
+      relaxation.substeps = value.get<int>();
+    } else {
+      throw InputError(source, at, "unknown option of solver 'explicit_relaxation' (known: dt, damping, substeps)");
+    }
+  }
+  return std::make_unique<ExplicitRelaxationSolver>(relaxation);
+}
+
 }  // namespace
 
 std::unique_ptr<Solver> makeSolver(const std::string& name, const nlohmann::json& options,
                                    const std::string& source, const std::string& field) {
   if (!options.is_object()) throw InputError(source, field, "must be a JSON object");
   if (name == "newton") return makeNewton(options, source, field);
+  if (name == "explicit_relaxation") return makeExplicitRelaxation(options, source, field);
   std::string known;
   for (const std::string& n : solverNames()) known += (known.empty() ? "" : ", ") + n;
   throw InputError(source, "/solver/name", "unknown solver '" + name + "' (known: " + known + ")");

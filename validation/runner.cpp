@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/atomic_file.hpp"
+#include "core/input_error.hpp"
 #include "meshes/vtu_writer.hpp"
 #include "pbdlab/build_info.hpp"
 #include "reference/newton.hpp"
@@ -61,7 +62,11 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   // Everything is computed first; files appear only at the end, each atomically.
   IterationLog log(solver->logColumns());
   State state = initialState(problem);
-  solver->setup(problem);
+  try {
+    solver->setup(problem);
+  } catch (const std::invalid_argument& error) {  // the solver cannot run this scene
+    throw InputError(scene.path, "/solver", error.what());
+  }
 
   RunResult result;
   result.all_steps_converged = true;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/input_error.hpp"
-#include "meshes/box_mesh.hpp"
+#include "meshes/mesh_recipe.hpp"
 #include "solvers/registry.hpp"
 
 namespace pbdlab {
@@ -26,9 +26,6 @@ namespace {
 using nlohmann::json;
 
 constexpr double kPi = 3.14159265358979323846;
-// Cap on the number of box cells: keeps node and element indices far from int overflow and
-// stops a typo (2000 instead of 20) from asking Gmsh for billions of tetrahedra.
-constexpr long long kMaxBoxCells = 10'000'000;
 
 // JSON pointer escaping of one reference token (RFC 6901): '~' -> "~0", '/' -> "~1".
 std::string escapeToken(const std::string& token) {
@@ -169,45 +166,15 @@ json toJson(const Vec3& v) { return json::array({v[0], v[1], v[2]}); }
 
 // --- sections --------------------------------------------------------------------------
 
-BoxMeshRecipe parseMesh(const Reader& in, const json& doc, json& out) {
+// The mesh recipe (meshes/mesh_recipe.hpp, docs/meshes.md): its own parser checks every key
+// and names the field under "/mesh"; file paths in it are relative to the scene's folder.
+MeshRecipe parseMesh(const Reader& in, const json& doc, json& out) {
   const std::string at = "/mesh";
   const json& mesh = in.object(in.required(doc, "mesh", ""), at);
-  in.onlyKeys(mesh, at, {"type", "origin", "size", "cells", "split"});
-  const std::string type = in.string(in.required(mesh, "type", at), at + "/type");
-  if (type != "box") in.fail(at + "/type", "unknown mesh type '" + type + "' (known: box)");
-
-  BoxMeshRecipe recipe;
-  if (mesh.contains("origin")) recipe.origin = in.vec3(mesh["origin"], at + "/origin");
-  if (mesh.contains("size")) recipe.size = in.vec3(mesh["size"], at + "/size");
-  for (int k = 0; k < 3; ++k)
-    if (!(recipe.size[k] > 0.0)) in.fail(child(at + "/size", size_t(k)), "must be > 0");
-
-  const json& cells = in.required(mesh, "cells", at);
-  if (!cells.is_array() || cells.size() != 3)
-    in.fail(at + "/cells", "must be an array of 3 integers, got " +
-                               (cells.is_array() ? "an array of " + std::to_string(cells.size()) : describe(cells)));
-  long long total = 1;
-  for (size_t k = 0; k < 3; ++k) {
-    const int n = in.integer(cells[k], child(at + "/cells", k));
-    if (n < 1) in.fail(child(at + "/cells", k), "must be >= 1, got " + std::to_string(n));
-    recipe.cells[k] = n;
-    total *= n;
-    if (total > kMaxBoxCells)
-      in.fail(at + "/cells", "asks for more than " + std::to_string(kMaxBoxCells) + " cells");
-  }
-
-  const std::string split = mesh.contains("split") ? in.string(mesh["split"], at + "/split") : "five";
-  try {
-    recipe.split = parseBoxTetSplit(split);
-  } catch (const std::invalid_argument&) {
-    in.fail(at + "/split", "unknown split '" + split + "' (known: five, gmsh_six)");
-  }
-
-  out = {{"type", "box"},
-         {"origin", toJson(recipe.origin)},
-         {"size", toJson(recipe.size)},
-         {"cells", json::array({recipe.cells[0], recipe.cells[1], recipe.cells[2]})},
-         {"split", boxTetSplitName(recipe.split)}};
+  const std::string base_dir = in.source() == "<inline>" ? std::string()
+                                                        : std::filesystem::path(in.source()).parent_path().string();
+  MeshRecipe recipe = parseMeshRecipe(mesh, in.source(), at, base_dir);
+  out = recipe.canonical;
   return recipe;
 }
 
@@ -267,6 +234,32 @@ TimeStepping parseTime(const Reader& in, const json& doc, json& out) {
   stepping.num_steps = in.integer(in.required(time, "steps", at), at + "/steps");
   out = {{"integrator", integratorName(stepping.integrator)}, {"dt", stepping.dt}, {"steps", stepping.num_steps}};
   return stepping;
+}
+
+// "discretization": quadrature degree (0 = the element type's stiffness degree) and mass
+// lumping ("equal_share", PXPBD eq. 50, or "hrz").
+Discretization parseDiscretization(const Reader& in, const json& doc, json& out) {
+  const std::string at = "/discretization";
+  Discretization discretization;
+  if (doc.contains("discretization")) {
+    const json& value = in.object(doc["discretization"], at);
+    in.onlyKeys(value, at, {"quadrature_degree", "mass_lumping"});
+    if (value.contains("quadrature_degree")) {
+      discretization.quadrature_degree = in.integer(value["quadrature_degree"], at + "/quadrature_degree");
+      if (discretization.quadrature_degree < 0)
+        in.fail(at + "/quadrature_degree", "must be >= 1 (or 0 for the element type's default)");
+    }
+    if (value.contains("mass_lumping")) {
+      try {
+        discretization.mass_lumping = parseMassLumping(in.string(value["mass_lumping"], at + "/mass_lumping"));
+      } catch (const std::invalid_argument& error) {
+        in.fail(at + "/mass_lumping", error.what());
+      }
+    }
+  }
+  out = {{"quadrature_degree", discretization.quadrature_degree},
+         {"mass_lumping", massLumpingName(discretization.mass_lumping)}};
+  return discretization;
 }
 
 MotionStage parseStage(const Reader& in, const json& value, const std::string& at, double run_end, json& out) {
@@ -477,7 +470,8 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   const Reader in(source);
   if (!document.is_object()) in.fail("(root)", "a scene must be a JSON object, got " + describe(document));
   in.onlyKeys(document, "",
-              {"name", "description", "mesh", "material", "gravity", "dirichlet", "time", "solver", "output"});
+              {"name", "description", "mesh", "material", "discretization", "gravity", "dirichlet", "time", "solver",
+               "output"});
 
   Scene scene;
   scene.path = source;
@@ -496,8 +490,9 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   if (document.contains("description"))
     resolved["description"] = in.string(document["description"], "/description");
 
-  const BoxMeshRecipe recipe = parseMesh(in, document, resolved["mesh"]);
+  const MeshRecipe recipe = parseMesh(in, document, resolved["mesh"]);
   scene.problem.material = parseMaterial(in, document, resolved["material"]);
+  scene.problem.discretization = parseDiscretization(in, document, resolved["discretization"]);
   scene.problem.gravity = document.contains("gravity") ? in.vec3(document["gravity"], "/gravity") : Vec3::Zero();
   resolved["gravity"] = toJson(scene.problem.gravity);
   scene.problem.time = parseTime(in, document, resolved["time"]);
@@ -507,7 +502,8 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   scene.output = parseOutput(in, document, resolved["output"]);
 
   try {
-    scene.problem.mesh = makeBoxMesh(recipe);
+    // Through the mesh cache (PBDLAB_CACHE_DIR, docs/meshes.md): a repeated run does not re-mesh.
+    scene.problem.mesh = loadOrMakeMesh(recipe, MeshCache::fromEnvironment()).mesh;
   } catch (const std::invalid_argument& error) {
     in.fail("/mesh", error.what());
   }

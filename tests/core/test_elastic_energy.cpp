@@ -6,6 +6,7 @@
 #include <random>
 
 #include "core/elastic_energy.hpp"
+#include "core/reference_element.hpp"
 #include "meshes/box_mesh.hpp"
 
 namespace pbdlab {
@@ -71,7 +72,7 @@ TEST_P(ElementDerivatives, GradientAndHessianMatchFiniteDifferences) {
       double E;
       Vec12 g;
       Mat12 H;
-      energy.elementTerms(0, x, &E, &g, &H);
+      energy.elementTerms<4>(0, x, &E, &g, &H);
       ASSERT_GT(g.norm(), 1e-3 * energy.material().modelParameters().mu) << "vacuous check";
       const double h = 1e-6;
       Vec12 g_fd;
@@ -82,8 +83,8 @@ TEST_P(ElementDerivatives, GradientAndHessianMatchFiniteDifferences) {
         xm[k] -= h;
         double Ep, Em;
         Vec12 gp, gm;
-        energy.elementTerms(0, xp, &Ep, &gp, nullptr);
-        energy.elementTerms(0, xm, &Em, &gm, nullptr);
+        energy.elementTerms<4>(0, xp, &Ep, &gp, nullptr);
+        energy.elementTerms<4>(0, xm, &Em, &gm, nullptr);
         g_fd[k] = (Ep - Em) / (2 * h);
         H_fd.col(k) = (gp - gm) / (2 * h);
       }
@@ -102,12 +103,12 @@ TEST_P(ElementDerivatives, ProjectedHessianIsPositiveSemidefinite) {
   for (int sample = 0; sample < 10; ++sample) {
     const Positions x = deformed(mesh, inverted, rng, 0.1);
     Mat12 H, H_true;
-    energy.elementTerms(0, x, nullptr, nullptr, &H, HessianKind::kProjected);
-    energy.elementTerms(0, x, nullptr, nullptr, &H_true, HessianKind::kTrue);
+    energy.elementTerms<4>(0, x, nullptr, nullptr, &H, HessianKind::kProjected);
+    energy.elementTerms<4>(0, x, nullptr, nullptr, &H_true, HessianKind::kTrue);
     const double min_eigenvalue = Eigen::SelfAdjointEigenSolver<Mat12>(H).eigenvalues().minCoeff();
     EXPECT_GT(min_eigenvalue, -1e-10 * H.norm());
     // Where the true Hessian is already definite the projection must not change it.
-    if (Eigen::SelfAdjointEigenSolver<Mat9>(energy.material().firstPiolaDerivative(energy.deformationGradient(0, x)))
+    if (Eigen::SelfAdjointEigenSolver<Mat9>(energy.material().firstPiolaDerivative(energy.deformationGradient(0, 0, x)))
             .eigenvalues()
             .minCoeff() > 0)
       EXPECT_LT((H - H_true).norm(), 1e-10 * H.norm());
@@ -152,6 +153,75 @@ TEST_P(ElementDerivatives, PatchTestAffineMotionHasZeroInteriorResidual) {
 
 INSTANTIATE_TEST_SUITE_P(AllMaterials, ElementDerivatives, ::testing::ValuesIn(allModels()),
                          [](const auto& info) { return materialModelName(info.param); });
+
+// One element of each solid type: its reference element mapped by a fixed affine map (so it
+// is valid and not degenerate), then deformed. The element gradient and Hessian, summed over
+// the quadrature points, must match central differences of the element energy, for stretched
+// and inverted states (stable Neo-Hookean is defined for J < 0; the corotated rotation has
+// no derivative where two singular values sum to zero, which these states avoid).
+class ElementTypeDerivatives : public ::testing::TestWithParam<ElementType> {};
+
+TEST_P(ElementTypeDerivatives, GradientAndHessianMatchFiniteDifferences) {
+  const ElementType type = GetParam();
+  const ReferenceElement& reference = ReferenceElement::of(type);
+  const Mat3 shape = (Mat3() << 1.1, 0.2, 0.1, -0.1, 0.9, 0.2, 0.05, 0.1, 1.2).finished();
+  Mesh mesh;
+  mesh.element_type = type;
+  mesh.rest_positions.resize(reference.numNodes(), 3);
+  mesh.elements.resize(1, reference.numNodes());
+  for (int a = 0; a < reference.numNodes(); ++a) {
+    mesh.rest_positions.row(a) = (shape * reference.nodeCoordinates()[a]).transpose();
+    mesh.elements(0, a) = a;
+  }
+  mesh.source = "single " + elementTypeName(type);
+  for (MaterialModel model : {MaterialModel::kStableNeoHookean, MaterialModel::kFixedCorotated}) {
+    const ElasticEnergy energy(mesh, makeMaterial(specFor(model)));
+    std::mt19937 rng(29);
+    for (const auto& [state, A] : std::vector<std::pair<std::string, Mat3>>{
+             {"stretched", Vec3(1.3, 0.85, 1.1).asDiagonal()}, {"inverted", Vec3(1.1, 0.9, -0.7).asDiagonal()}}) {
+      SCOPED_TRACE(materialModelName(model) + " " + state);
+      const Positions x = deformed(mesh, A, rng, 0.01);
+      double E;
+      VecX g;
+      Eigen::MatrixXd H;
+      energy.elementTerms(0, x, &E, &g, &H);
+      ASSERT_GT(g.norm(), 1e-3 * energy.material().modelParameters().mu * energy.restVolume(0)) << "vacuous check";
+      const double h = 1e-6;
+      VecX g_fd(x.size());
+      Eigen::MatrixXd H_fd(x.size(), x.size());
+      for (int k = 0; k < x.size(); ++k) {
+        Positions xp = x, xm = x;
+        xp[k] += h;
+        xm[k] -= h;
+        double Ep, Em;
+        VecX gp, gm;
+        energy.elementTerms(0, xp, &Ep, &gp, nullptr);
+        energy.elementTerms(0, xm, &Em, &gm, nullptr);
+        g_fd[k] = (Ep - Em) / (2 * h);
+        H_fd.col(k) = (gp - gm) / (2 * h);
+      }
+      EXPECT_LT((g - g_fd).norm(), 1e-6 * g.norm());
+      EXPECT_LT((H - H_fd).norm(), 1e-6 * H.norm());
+      // The assembled sums agree with the element kernel.
+      EXPECT_NEAR(energy.energy(x), E, 1e-12 * std::abs(E));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SolidTypes, ElementTypeDerivatives,
+                         ::testing::Values(ElementType::kTet4, ElementType::kTet10, ElementType::kTet20,
+                                           ElementType::kHex8, ElementType::kPrism6, ElementType::kPyramid5),
+                         [](const auto& info) { return elementTypeName(info.param); });
+
+TEST(ElasticEnergy, RejectsSurfaceElements) {
+  Mesh mesh;
+  mesh.element_type = ElementType::kTri3;
+  mesh.rest_positions.resize(3, 3);
+  mesh.rest_positions << 0, 0, 0, 1, 0, 0, 0, 1, 0;
+  mesh.elements.resize(1, 3);
+  mesh.elements << 0, 1, 2;
+  EXPECT_THROW(ElasticEnergy(mesh, makeMaterial(specFor(MaterialModel::kStVenantKirchhoff))), std::invalid_argument);
+}
 
 TEST(ElasticEnergy, AssembledGradientMatchesFiniteDifferencesOfAssembledEnergy) {
   BoxMeshRecipe recipe;

@@ -90,33 +90,40 @@ void expectConforming(const Mesh& mesh, const BoxMeshRecipe& recipe) {
   EXPECT_TRUE(faces.boundary_on_box_surface) << recipe.describe();
 }
 
-BoxMeshRecipe slab(BoxTetSplit split) {
+BoxMeshRecipe slab(BoxFamily family) {
   BoxMeshRecipe recipe;
   recipe.origin = Vec3(-1.0, 0.5, 2.0);
   recipe.size = Vec3(4.0, 1.0, 1.0);
   recipe.cells = {8, 2, 2};
-  recipe.split = split;
+  recipe.family = family;
   return recipe;
 }
 
-TEST(BoxMesh, SplitNamesAndRecipes) {
-  EXPECT_EQ(parseBoxTetSplit("five"), BoxTetSplit::kFive);
-  EXPECT_EQ(parseBoxTetSplit("gmsh_six"), BoxTetSplit::kGmshSix);
-  EXPECT_THROW(parseBoxTetSplit("six"), std::invalid_argument);
-  EXPECT_EQ(boxTetSplitName(BoxTetSplit::kFive), "five");
-  EXPECT_EQ(boxTetSplitName(BoxTetSplit::kGmshSix), "gmsh_six");
+TEST(BoxMesh, FamilyNamesAndRecipes) {
+  EXPECT_EQ(parseBoxFamily("five"), BoxFamily::kFiveTet);  // the older name
+  for (const std::string& name : boxFamilyNames()) EXPECT_EQ(boxFamilyName(parseBoxFamily(name)), name);
+  EXPECT_EQ(boxFamilyNames().size(), 7u);
+  EXPECT_THROW(parseBoxFamily("six"), std::invalid_argument);
+  EXPECT_EQ(boxFamilyName(BoxFamily::kFiveTet), "five_tet");
+  EXPECT_EQ(boxFamilyName(BoxFamily::kGmshSix), "gmsh_six");
 
   const BoxMeshRecipe res = resBox(16);
   EXPECT_EQ(res.cells, (std::array<int, 3>{15, 15, 15}));
   EXPECT_EQ(res.size, Vec3::Ones());
   EXPECT_EQ(res.origin, Vec3::Zero());
-  EXPECT_EQ(res.split, BoxTetSplit::kFive);
+  EXPECT_EQ(res.family, BoxFamily::kFiveTet);
   EXPECT_THROW(resBox(1), std::invalid_argument);
 
   BoxMeshRecipe recipe;
   recipe.size = Vec3(4, 1, 1);
   recipe.cells = {8, 2, 2};
   EXPECT_EQ(recipe.describe(), "box 4x1x1 m, 8x2x2 cells, five-tet split");
+  recipe.order = 2;
+  EXPECT_EQ(recipe.describe(), "box 4x1x1 m, 8x2x2 cells, five-tet split, order 2");
+  recipe.order = 1;
+  recipe.family = BoxFamily::kUnstructured;
+  recipe.target_size = 0.25;
+  EXPECT_EQ(recipe.describe(), "box 4x1x1 m, unstructured tets, target size 0.25");
 }
 
 TEST(BoxMesh, BadRecipesThrow) {
@@ -133,6 +140,18 @@ TEST(BoxMesh, BadRecipesThrow) {
   recipe.size = Vec3(1, 1, std::nan(""));
   EXPECT_THROW(makeBoxMesh(recipe), std::invalid_argument);
   recipe.size = Vec3(1, 1, HUGE_VAL);
+  EXPECT_THROW(makeBoxMesh(recipe), std::invalid_argument);
+  recipe.size = Vec3(1, 1, 1);
+  recipe.order = 4;
+  EXPECT_THROW(makeBoxMesh(recipe), std::invalid_argument);
+  recipe.order = 2;
+  recipe.family = BoxFamily::kHex;  // order applies to tets only
+  EXPECT_THROW(makeBoxMesh(recipe), std::invalid_argument);
+  recipe.order = 1;
+  recipe.family = BoxFamily::kUnstructured;
+  recipe.target_size = 0.0;
+  EXPECT_THROW(makeBoxMesh(recipe), std::invalid_argument);
+  recipe.target_size = 1e-4;  // about 8.5e11 tets
   EXPECT_THROW(makeBoxMesh(recipe), std::invalid_argument);
 }
 
@@ -159,7 +178,7 @@ TEST(BoxMesh, Res32CountsVolumeConformity) {
 }
 
 TEST(BoxMesh, FiveSplitNonCubicBox) {
-  const BoxMeshRecipe recipe = slab(BoxTetSplit::kFive);
+  const BoxMeshRecipe recipe = slab(BoxFamily::kFiveTet);
   const Mesh mesh = makeBoxMesh(recipe);
   EXPECT_EQ(mesh.numNodes(), 9 * 3 * 3);
   EXPECT_EQ(mesh.numElements(), 5 * 8 * 2 * 2);
@@ -175,7 +194,7 @@ TEST(BoxMesh, FiveSplitNonCubicBox) {
 }
 
 TEST(BoxMesh, GmshSixSplit) {
-  const BoxMeshRecipe recipe = slab(BoxTetSplit::kGmshSix);
+  const BoxMeshRecipe recipe = slab(BoxFamily::kGmshSix);
   const Mesh mesh = makeBoxMesh(recipe);
   EXPECT_EQ(mesh.numNodes(), 9 * 3 * 3);
   EXPECT_EQ(mesh.numElements(), 6 * 8 * 2 * 2);
@@ -185,7 +204,7 @@ TEST(BoxMesh, GmshSixSplit) {
 
   const Mesh cube = makeBoxMesh([] {
     BoxMeshRecipe r = resBox(5);
-    r.split = BoxTetSplit::kGmshSix;
+    r.family = BoxFamily::kGmshSix;
     return r;
   }());
   EXPECT_EQ(cube.numNodes(), 125);
@@ -199,15 +218,15 @@ TEST(BoxMesh, SingleCell) {
   EXPECT_EQ(five.numNodes(), 8);
   EXPECT_EQ(five.numElements(), 5);
   EXPECT_NEAR(totalVolume(five), 1.0, 1e-14);
-  recipe.split = BoxTetSplit::kGmshSix;
+  recipe.family = BoxFamily::kGmshSix;
   const Mesh six = makeBoxMesh(recipe);
   EXPECT_EQ(six.numElements(), 6);
   EXPECT_NEAR(totalVolume(six), 1.0, 1e-14);
 }
 
 TEST(BoxMesh, NodeSets) {
-  for (BoxTetSplit split : {BoxTetSplit::kFive, BoxTetSplit::kGmshSix}) {
-    const BoxMeshRecipe recipe = slab(split);
+  for (BoxFamily family : {BoxFamily::kFiveTet, BoxFamily::kGmshSix}) {
+    const BoxMeshRecipe recipe = slab(family);
     const Mesh mesh = makeBoxMesh(recipe);
     const int nx = recipe.cells[0], ny = recipe.cells[1], nz = recipe.cells[2];
     EXPECT_EQ(mesh.node_sets.at("x-min").size(), static_cast<std::size_t>((ny + 1) * (nz + 1)));
@@ -224,7 +243,7 @@ TEST(BoxMesh, NodeSets) {
 }
 
 TEST(BoxMesh, NodesLieOnTheGrid) {
-  const BoxMeshRecipe recipe = slab(BoxTetSplit::kFive);
+  const BoxMeshRecipe recipe = slab(BoxFamily::kFiveTet);
   const Mesh mesh = makeBoxMesh(recipe);
   for (int n = 0; n < mesh.numNodes(); ++n) {
     for (int d = 0; d < 3; ++d) {
@@ -235,8 +254,8 @@ TEST(BoxMesh, NodesLieOnTheGrid) {
 }
 
 TEST(BoxMesh, Deterministic) {
-  for (BoxTetSplit split : {BoxTetSplit::kFive, BoxTetSplit::kGmshSix}) {
-    const BoxMeshRecipe recipe = slab(split);
+  for (BoxFamily family : {BoxFamily::kFiveTet, BoxFamily::kGmshSix}) {
+    const BoxMeshRecipe recipe = slab(family);
     const Mesh a = makeBoxMesh(recipe);
     const Mesh b = makeBoxMesh(recipe);
     EXPECT_EQ(a.rest_positions, b.rest_positions);

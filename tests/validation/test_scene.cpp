@@ -7,18 +7,42 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 
 #include "core/input_error.hpp"
+#include "meshes/box_mesh.hpp"
+#include "meshes/mesh_cache.hpp"
+#include "meshes/msh_io.hpp"
 
 namespace pbdlab {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+// Scenes load their meshes through the mesh cache (PBDLAB_CACHE_DIR): these tests use a
+// temporary cache folder, never the user's.
+class TemporaryMeshCache : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("pbdlab_test_scene_cache_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    ::setenv("PBDLAB_CACHE_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+ private:
+  fs::path dir_;
+};
+const ::testing::Environment* const kTemporaryMeshCache = ::testing::AddGlobalTestEnvironment(new TemporaryMeshCache);
 
 // A fresh folder per test under the GoogleTest temp dir, removed afterwards.
 class TempFolder {
@@ -129,7 +153,9 @@ TEST(Scene, MinimalSceneGetsEveryDefault) {
   EXPECT_EQ(r["mesh"]["origin"], json::array({0.0, 0.0, 0.0}));
   EXPECT_EQ(r["mesh"]["size"], json::array({1.0, 1.0, 1.0}));
   EXPECT_EQ(r["mesh"]["cells"], json::array({2, 2, 2}));
-  EXPECT_EQ(r["mesh"]["split"], "five");
+  EXPECT_EQ(r["mesh"]["family"], "five_tet");  // the older "split": "five" maps to it
+  EXPECT_EQ(r["mesh"]["order"], 1);
+  EXPECT_FALSE(r["mesh"].contains("split"));
   EXPECT_EQ(r["material"]["model"], "stable_neo_hookean");
   EXPECT_EQ(r["material"]["lame_mapping"], "matched");
   EXPECT_EQ(r["material"]["density"], 1000.0);
@@ -198,6 +224,17 @@ TEST(Scene, ResolvedSceneIsAFixedPoint) {
   }
 }
 
+TEST(Scene, DiscretizationIsReadAndDefaulted) {
+  json document = minimalScene();
+  EXPECT_EQ(parseScene(document, "d.json").resolved["discretization"],
+            (json{{"quadrature_degree", 0}, {"mass_lumping", "equal_share"}}));
+  document["discretization"] = {{"quadrature_degree", 3}, {"mass_lumping", "hrz"}};
+  const Scene scene = parseScene(document, "d.json");
+  EXPECT_EQ(scene.problem.discretization.quadrature_degree, 3);
+  EXPECT_EQ(scene.problem.discretization.mass_lumping, MassLumping::kHrz);
+  EXPECT_EQ(scene.problem.elasticEnergy().quadratureDegree(), 3);
+}
+
 TEST(Scene, LoadedFileMatchesParsedDocument) {
   TempFolder folder;
   const std::string path = folder.write("full.json", fullScene().dump(2));
@@ -260,6 +297,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"model_missing", kMin, "/material/model", "", "/material/model"},
         BadCase{"model_unknown", kMin, "/material/model", "\"rubber\"", "/material/model"},
         BadCase{"mapping_unknown", kMin, "/material/lame_mapping", "\"linear\"", "/material/lame_mapping"},
+        BadCase{"lumping_unknown", kMin, "/discretization", "{\"mass_lumping\": \"rowsum\"}",
+                "/discretization/mass_lumping"},
+        BadCase{"quadrature_negative", kMin, "/discretization", "{\"quadrature_degree\": -2}",
+                "/discretization/quadrature_degree"},
+        BadCase{"quadrature_too_high", kMin, "/discretization", "{\"quadrature_degree\": 40}",
+                "/discretization/quadrature_degree"},
+        BadCase{"discretization_unknown_key", kMin, "/discretization", "{\"lumping\": \"hrz\"}",
+                "/discretization/lumping"},
         BadCase{"density_zero", kMin, "/material/density", "0", "/material/density"},
         BadCase{"density_negative_infinite", kMin, "/material/density", "-1e999", "/material/density"},
         BadCase{"material_missing", kMin, "/material", "", "/material"},
@@ -284,6 +329,23 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"size_too_long", kMin, "/mesh/size", "[1, 1, 1, 1]", "/mesh/size"},
         BadCase{"origin_infinite", kMin, "/mesh/origin", "[0, 1e999, 0]", "/mesh/origin/1"},
         BadCase{"split_unknown", kMin, "/mesh/split", "\"four\"", "/mesh/split"},
+        BadCase{"family_unknown", kMin, "/mesh/family", "\"tetris\"", "/mesh/family"},
+        BadCase{"split_and_family", kFull, "/mesh/family", "\"biased\"", "/mesh/split"},
+        BadCase{"order_four", kMin, "/mesh/order", "4", "/mesh/order"},
+        BadCase{"order_string", kMin, "/mesh/order", "\"2\"", "/mesh/order"},
+        BadCase{"order_on_hex", kMin, "/mesh", R"({"type": "box", "family": "hex", "cells": [1, 1, 1], "order": 2})",
+                "/mesh/order"},
+        BadCase{"unstructured_without_size", kMin, "/mesh", R"({"type": "box", "family": "unstructured"})",
+                "/mesh/target_size"},
+        BadCase{"unstructured_with_cells", kMin, "/mesh",
+                R"({"type": "box", "family": "unstructured", "target_size": 0.5, "cells": [1, 1, 1]})", "/mesh/cells"},
+        BadCase{"res_box_too_small", kMin, "/mesh", R"({"type": "res_box", "nodes_per_side": 1})",
+                "/mesh/nodes_per_side"},
+        BadCase{"msh_missing_file", kMin, "/mesh", R"({"type": "msh", "file": "nowhere.msh"})", "/mesh/file"},
+        BadCase{"msh_unknown_key", kMin, "/mesh", R"({"type": "msh", "file": "a.msh", "path": "b"})", "/mesh/path"},
+        BadCase{"stl_missing_file", kMin, "/mesh", R"({"type": "stl", "file": "nowhere.stl"})", "/mesh/file"},
+        BadCase{"rectangle_cells_3d", kMin, "/mesh", R"({"type": "rectangle", "cells": [2, 2, 2]})", "/mesh/cells"},
+        BadCase{"mesh_not_object", kMin, "/mesh", "[1]", "/mesh"},
         BadCase{"mesh_unknown_key", kMin, "/mesh/cell", "[2, 2, 2]", "/mesh/cell"}),
     [](const auto& info) { return info.param.name; });
 
@@ -347,6 +409,90 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"name_empty", kFull, "/name", "\"\"", "/name"},
         BadCase{"name_with_slash", kFull, "/name", "\"a/b\"", "/name"}),
     [](const auto& info) { return info.param.name; });
+
+// --- mesh recipes ---------------------------------------------------------------------------
+
+json sceneWithMesh(const json& mesh) {
+  json scene = minimalScene();
+  scene["mesh"] = mesh;
+  return scene;
+}
+
+TEST(SceneMesh, EveryBoxFamilyAndOrderLoads) {
+  const json recipes[] = {
+      json::parse(R"({"type": "box", "family": "biased", "cells": [2, 1, 1], "order": 2})"),
+      json::parse(R"({"type": "box", "family": "hex", "cells": [2, 1, 1]})"),
+      json::parse(R"({"type": "box", "family": "prism", "cells": [2, 1, 1]})"),
+      json::parse(R"({"type": "box", "family": "pyramid", "cells": [1, 1, 1]})"),
+      json::parse(R"({"type": "box", "family": "unstructured", "target_size": 0.5, "order": 3})"),
+      json::parse(R"({"type": "res_box", "nodes_per_side": 3})"),
+  };
+  const ElementType types[] = {ElementType::kTet10, ElementType::kHex8, ElementType::kPrism6,
+                               ElementType::kPyramid5, ElementType::kTet20, ElementType::kTet4};
+  for (std::size_t i = 0; i < std::size(recipes); ++i) {
+    SCOPED_TRACE(recipes[i].dump());
+    const Scene scene = parseScene(sceneWithMesh(recipes[i]), "<inline>");
+    EXPECT_EQ(scene.problem.mesh.element_type, types[i]);
+    // The resolved mesh is the canonical recipe: it reads back to the same scene.
+    EXPECT_EQ(parseScene(scene.resolved, "<inline>").resolved, scene.resolved);
+  }
+  const Scene res = parseScene(sceneWithMesh(recipes[5]), "<inline>");
+  EXPECT_EQ(res.resolved["mesh"], json::parse(R"({"type": "res_box", "nodes_per_side": 3, "order": 1})"));
+  EXPECT_EQ(res.problem.numNodes(), 27);
+}
+
+TEST(SceneMesh, OlderSplitKeyMapsToFamily) {
+  json scene = minimalScene();
+  scene["mesh"]["split"] = "gmsh_six";
+  const Scene parsed = parseScene(scene, "<inline>");
+  EXPECT_EQ(parsed.resolved["mesh"]["family"], "gmsh_six");
+  EXPECT_EQ(parsed.problem.mesh.numElements(), 6 * 8);
+}
+
+TEST(SceneMesh, MshFileIsRelativeToTheScene) {
+  TempFolder folder;
+  fs::create_directories(fs::path(folder.file("meshes")));
+  BoxMeshRecipe box;
+  box.size = Vec3(2, 1, 1);
+  box.cells = {2, 1, 1};
+  writeMsh(folder.file("meshes/bar.msh"), makeBoxMesh(box));
+  json scene = minimalScene();
+  scene["mesh"] = json::parse(R"({"type": "msh", "file": "meshes/bar.msh", "order": 2})");
+  const std::string path = folder.write("bar_scene.json", scene.dump(2));
+  const Scene loaded = loadScene(path);
+  EXPECT_EQ(loaded.problem.mesh.element_type, ElementType::kTet10);
+  EXPECT_EQ(loaded.resolved["mesh"]["file"], "meshes/bar.msh");
+  // The same scene from another working directory: the path follows the scene file.
+  const fs::path cwd = fs::current_path();
+  fs::current_path(fs::temp_directory_path());
+  EXPECT_NO_THROW(loadScene(path));
+  fs::current_path(cwd);
+}
+
+TEST(SceneMesh, ErrorsInsideAMshFileNameThatFile) {
+  TempFolder folder;
+  const std::string msh = folder.write("broken.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 4 1 4\n");
+  json scene = minimalScene();
+  scene["mesh"] = json::parse(R"({"type": "msh", "file": "broken.msh"})");
+  const std::string path = folder.write("scene.json", scene.dump(2));
+  try {
+    loadScene(path);
+    ADD_FAILURE() << "a truncated .msh loaded";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), msh);
+    EXPECT_EQ(e.field().rfind("line ", 0), 0u) << e.what();
+  }
+}
+
+TEST(SceneMesh, UsesTheMeshCache) {
+  json scene = minimalScene();
+  scene["mesh"] = json::parse(R"({"type": "box", "family": "biased", "cells": [3, 1, 1]})");
+  parseScene(scene, "<inline>");
+  const fs::path dir = fs::path(std::getenv("PBDLAB_CACHE_DIR")) / "meshes";
+  ASSERT_TRUE(fs::is_directory(dir));
+  EXPECT_FALSE(fs::is_empty(dir));
+  EXPECT_EQ(parseScene(scene, "<inline>").resolved, parseScene(scene, "<inline>").resolved);
+}
 
 // --- file-level errors ----------------------------------------------------------------------
 

@@ -1,0 +1,126 @@
+#include "core/field_sampling.hpp"
+
+#include <Eigen/LU>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/reference_element.hpp"
+
+namespace pbdlab {
+
+namespace {
+
+// Whether r lies in the reference element of `type`, within tol.
+bool insideReference(ElementType type, const Vec3& r, double tol) {
+  const double u = r.x(), v = r.y(), w = r.z();
+  switch (type) {
+    case ElementType::kTet4:
+    case ElementType::kTet10:
+    case ElementType::kTet20:
+      return u >= -tol && v >= -tol && w >= -tol && u + v + w <= 1 + tol;
+    case ElementType::kHex8:
+      return r.cwiseAbs().maxCoeff() <= 1 + tol;
+    case ElementType::kPrism6:
+      return u >= -tol && v >= -tol && u + v <= 1 + tol && std::abs(w) <= 1 + tol;
+    case ElementType::kPyramid5:
+      return w >= -tol && w <= 1 + tol && std::abs(u) <= 1 - w + tol && std::abs(v) <= 1 - w + tol;
+    case ElementType::kTri3:
+      return u >= -tol && v >= -tol && u + v <= 1 + tol;
+  }
+  return false;
+}
+
+// A point inside every reference element, to start Newton from.
+Vec3 referenceCentre(ElementType type) {
+  switch (type) {
+    case ElementType::kHex8: return Vec3::Zero();
+    case ElementType::kPrism6: return Vec3(1.0 / 3, 1.0 / 3, 0.0);
+    case ElementType::kPyramid5: return Vec3(0.0, 0.0, 0.25);
+    case ElementType::kTri3: return Vec3(1.0 / 3, 1.0 / 3, 0.0);
+    default: return Vec3::Constant(0.25);
+  }
+}
+
+}  // namespace
+
+FieldSampler::FieldSampler(const Mesh& mesh) : mesh_(&mesh) {
+  if (elementDimension(mesh.element_type) != 3)
+    throw std::invalid_argument("FieldSampler: needs a volume mesh, got " + elementTypeName(mesh.element_type));
+  const Vec3 lo = mesh.rest_positions.colwise().minCoeff().transpose();
+  const Vec3 hi = mesh.rest_positions.colwise().maxCoeff().transpose();
+  // About one element per bucket.
+  const double extent = std::max((hi - lo).maxCoeff(), 1e-300);
+  const double per_axis = std::cbrt(std::max(1, mesh.numElements()) * std::pow(extent, 3) /
+                                    std::max((hi - lo).prod(), 1e-30 * std::pow(extent, 3)));
+  for (int k = 0; k < 3; ++k)
+    cells_[k] = std::clamp(static_cast<int>(std::ceil(per_axis * (hi[k] - lo[k]) / extent)), 1, 512);
+  origin_ = lo;
+  for (int k = 0; k < 3; ++k) cell_size_[k] = std::max(hi[k] - lo[k], 1e-300) / cells_[k];
+  buckets_.assign(static_cast<size_t>(cells_[0]) * cells_[1] * cells_[2], {});
+  const int n = nodesPerElement(mesh.element_type);
+  for (int e = 0; e < mesh.numElements(); ++e) {
+    Vec3 emin = Vec3::Constant(INFINITY), emax = Vec3::Constant(-INFINITY);
+    for (int a = 0; a < n; ++a) {
+      emin = emin.cwiseMin(mesh.restPosition(mesh.elements(e, a)));
+      emax = emax.cwiseMax(mesh.restPosition(mesh.elements(e, a)));
+    }
+    std::array<int, 3> first, last;
+    for (int k = 0; k < 3; ++k) {
+      first[k] = std::clamp(static_cast<int>(std::floor((emin[k] - origin_[k]) / cell_size_[k])), 0, cells_[k] - 1);
+      last[k] = std::clamp(static_cast<int>(std::floor((emax[k] - origin_[k]) / cell_size_[k])), 0, cells_[k] - 1);
+    }
+    for (int i = first[0]; i <= last[0]; ++i)
+      for (int j = first[1]; j <= last[1]; ++j)
+        for (int k = first[2]; k <= last[2]; ++k)
+          buckets_[(static_cast<size_t>(i) * cells_[1] + j) * cells_[2] + k].push_back(e);
+  }
+}
+
+int FieldSampler::bucketIndex(const Vec3& X) const {
+  std::array<int, 3> c;
+  for (int k = 0; k < 3; ++k) {
+    const double s = (X[k] - origin_[k]) / cell_size_[k];
+    if (s < -1e-9 * cells_[k] || s > cells_[k] * (1 + 1e-9)) return -1;
+    c[k] = std::clamp(static_cast<int>(std::floor(s)), 0, cells_[k] - 1);
+  }
+  return static_cast<int>((static_cast<size_t>(c[0]) * cells_[1] + c[1]) * cells_[2] + c[2]);
+}
+
+FieldSampler::Location FieldSampler::locate(const Vec3& X, double tolerance) const {
+  const int bucket = bucketIndex(X);
+  if (bucket < 0) return {};
+  const ElementType type = mesh_->element_type;
+  const ReferenceElement& reference = ReferenceElement::of(type);
+  for (int e : buckets_[bucket]) {
+    const ElementNodes nodes = elementRestPositions(*mesh_, e);
+    Vec3 r = referenceCentre(type);
+    bool converged = false;
+    for (int it = 0; it < 30; ++it) {
+      const Vec3 residual = nodes.transpose() * reference.shapeValues(r) - X;
+      const Mat3 J = nodes.transpose() * reference.shapeGradients(r);
+      const Vec3 step = J.fullPivLu().solve(residual);
+      r -= step;
+      if (!r.allFinite()) break;
+      if (step.norm() < 1e-13) {
+        converged = true;
+        break;
+      }
+    }
+    if (converged && insideReference(type, r, tolerance)) return {e, r};
+  }
+  return {};
+}
+
+Vec3 FieldSampler::sample(const VecX& nodal_field, const Vec3& X) const {
+  const Location location = locate(X);
+  if (location.element < 0)
+    throw std::out_of_range("FieldSampler: point (" + std::to_string(X.x()) + ", " + std::to_string(X.y()) + ", " +
+                            std::to_string(X.z()) + ") is outside the mesh " + mesh_->source);
+  const Eigen::VectorXd N = ReferenceElement::of(mesh_->element_type).shapeValues(location.reference);
+  Vec3 value = Vec3::Zero();
+  for (int a = 0; a < N.size(); ++a) value += N[a] * nodal_field.segment<3>(3 * mesh_->elements(location.element, a));
+  return value;
+}
+
+}  // namespace pbdlab

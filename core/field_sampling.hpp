@@ -1,0 +1,39 @@
+#pragma once
+// Values of a nodal field (e.g. the displacement x - X) at arbitrary rest-frame points, by
+// locating the element that contains each point and evaluating its shape functions there.
+// Used for tip displacements and for comparing solutions on different meshes. The inverse
+// map X -> r is found by Newton's method on X(r) = sum_a N_a(r) X_a, so curved and
+// non-affine (e.g. distorted hexahedral) elements are handled.
+#include <vector>
+
+#include "core/mesh.hpp"
+
+namespace pbdlab {
+
+class FieldSampler {
+ public:
+  // Builds a uniform bucket grid over the elements' bounding boxes (rest frame).
+  explicit FieldSampler(const Mesh& mesh);
+
+  struct Location {
+    int element = -1;  // -1: the point lies outside the mesh
+    Vec3 reference = Vec3::Zero();
+  };
+  // The element containing X (within `tolerance` in reference coordinates) and X's reference
+  // coordinates in it.
+  Location locate(const Vec3& X, double tolerance = 1e-9) const;
+
+  // sum_a N_a(r) u_a for a nodal field u stored as [u0x u0y u0z u1x ...]. Throws
+  // std::out_of_range if X is outside the mesh.
+  Vec3 sample(const VecX& nodal_field, const Vec3& X) const;
+
+ private:
+  const Mesh* mesh_;
+  Vec3 origin_;
+  Vec3 cell_size_;
+  std::array<int, 3> cells_{1, 1, 1};
+  std::vector<std::vector<int>> buckets_;
+  int bucketIndex(const Vec3& X) const;
+};
+
+}  // namespace pbdlab

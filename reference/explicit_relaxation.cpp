@@ -1,0 +1,67 @@
+#include "reference/explicit_relaxation.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace pbdlab {
+
+double ExplicitRelaxationSolver::maxFrequencyEstimate(const Problem& problem) {
+  // Gershgorin: every eigenvalue of M^-1 K is below max_i sum_j |K_ij| / m_i. K is summed
+  // over elements with absolute values, which bounds the assembled row sums from above.
+  const ElasticEnergy& elastic = problem.elasticEnergy();
+  const Positions x = problem.mesh.restPositionsFlat();
+  VecX row_sums = VecX::Zero(problem.numDofs());
+  Eigen::MatrixXd H;
+  for (int e = 0; e < elastic.numElements(); ++e) {
+    elastic.elementTerms(e, x, nullptr, nullptr, &H);
+    const int* nodes = elastic.elementNodes(e);
+    for (int p = 0; p < H.rows(); ++p) row_sums[3 * nodes[p / 3] + p % 3] += H.row(p).cwiseAbs().sum();
+  }
+  double max_ratio = 0.0;
+  for (int dof = 0; dof < problem.numDofs(); ++dof)
+    max_ratio = std::max(max_ratio, row_sums[dof] / problem.dofMasses()[dof]);
+  return std::sqrt(max_ratio);
+}
+
+void ExplicitRelaxationSolver::setup(const Problem& problem) {
+  if (problem.time.integrator != Integrator::kQuasistatic)
+    throw std::invalid_argument("solver explicit_relaxation relaxes to quasistatic equilibrium; the scene's "
+                                "integrator is backward_euler");
+  const double omega_max = maxFrequencyEstimate(problem);
+  if (options_.dt * omega_max > 2.0)
+    throw std::invalid_argument("explicit_relaxation: dt = " + std::to_string(options_.dt) +
+                                " s is above the stability limit 2 / omega_max = " + std::to_string(2.0 / omega_max) +
+                                " s of this mesh and material");
+}
+
+void ExplicitRelaxationSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
+  const Problem& problem = objective.problem();
+  const std::vector<int>& free = problem.freeDofs();
+  const VecX& mass = problem.dofMasses();
+  const double dt = options_.dt;
+  const double decay = std::exp(-options_.damping * dt);
+
+  Positions x = objective.previousPositions();
+  objective.applyBoundary(x);
+  VecX v = VecX::Zero(x.size());  // quasistatic: every step starts at rest
+  VecX g;
+  double pseudo_time = 0.0;
+  auto kinetic = [&]() { return 0.5 * v.dot(mass.cwiseProduct(v)); };
+  bool stop = monitor.record(0, x, {0.0, 0.0});
+  for (int iteration = 1; !stop; ++iteration) {
+    for (int s = 0; s < options_.substeps; ++s) {
+      objective.gradient(x, g);  // grad PE - f_ext
+      for (int dof : free) {
+        v[dof] = decay * (v[dof] - dt * g[dof] / mass[dof]);
+        x[dof] += dt * v[dof];
+      }
+    }
+    pseudo_time += options_.substeps * dt;
+    stop = monitor.record(iteration, x, {pseudo_time, kinetic()});
+  }
+  state.x = x;
+  state.v = VecX::Zero(x.size());
+}
+
+}  // namespace pbdlab

@@ -1,0 +1,73 @@
+// The explicit (dynamic relaxation) reference and Newton agree at rest on a small cantilever
+// under gravity: two independent solvers of the same quasistatic equations.
+#include <gtest/gtest.h>
+
+#include "meshes/box_mesh.hpp"
+#include "reference/explicit_relaxation.hpp"
+#include "reference/newton.hpp"
+
+namespace pbdlab {
+namespace {
+
+Problem smallCantilever() {
+  Problem problem;
+  BoxMeshRecipe recipe;
+  recipe.size = Vec3(1.0, 0.5, 0.5);
+  recipe.cells = {4, 2, 2};
+  problem.mesh = makeBoxMesh(recipe);
+  problem.material = {MaterialModel::kStableNeoHookean, 1e6, 0.3, LameMapping::kMatchedToLinear, 1000.0};
+  problem.gravity = Vec3(0, -9.81 * 20, 0);  // a visible sag (about 4% of the length)
+  problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
+  problem.time = {Integrator::kQuasistatic, 1.0, 1};
+  problem.finalize("small cantilever");
+  return problem;
+}
+
+Positions solve(const Problem& problem, Solver& solver, const Budget& budget, StopReason* reason) {
+  IterationLog log(solver.logColumns());
+  State state = initialState(problem);
+  solver.setup(problem);
+  StepObjective objective(problem, state.x, state.v, 0);
+  StepMonitor monitor(objective, budget, log);
+  solver.advance(objective, state, monitor);
+  *reason = monitor.stopReason();
+  return state.x;
+}
+
+TEST(ExplicitRelaxation, AgreesWithNewtonAtRest) {
+  const Problem problem = smallCantilever();
+  NewtonSolver newton;
+  StopReason newton_reason;
+  const Positions x_newton = solve(problem, newton, Budget{}, &newton_reason);
+  ASSERT_EQ(newton_reason, StopReason::kConverged);
+
+  // The lowest bending mode of this beam is near 16 rad/s (Euler-Bernoulli: 3.516
+  // sqrt(EI / (rho A L^4))); damping 30/s, about critical for it, brings it to rest within
+  // a few seconds of pseudo-time (the budget allows 200 * 500 steps = 5.6 s).
+  ExplicitRelaxationOptions options;
+  options.damping = 30.0;
+  options.substeps = 500;
+  ExplicitRelaxationSolver relaxation(options);
+  Budget budget;
+  budget.max_iterations = 200;
+  budget.target_relative_residual = 1e-7;
+  StopReason relaxation_reason;
+  const Positions x_relaxed = solve(problem, relaxation, budget, &relaxation_reason);
+  EXPECT_EQ(relaxation_reason, StopReason::kConverged);
+
+  const Positions rest = problem.mesh.restPositionsFlat();
+  const double displacement = (x_newton - rest).lpNorm<Eigen::Infinity>();
+  ASSERT_GT(displacement, 1e-2) << "the load must deform the beam";
+  EXPECT_LT((x_relaxed - x_newton).lpNorm<Eigen::Infinity>(), 1e-5 * displacement);
+}
+
+TEST(ExplicitRelaxation, RejectsAnUnstableTimeStep) {
+  const Problem problem = smallCantilever();
+  ExplicitRelaxationOptions options;
+  options.dt = 10.0 / ExplicitRelaxationSolver::maxFrequencyEstimate(problem);
+  ExplicitRelaxationSolver relaxation(options);
+  EXPECT_THROW(relaxation.setup(problem), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace pbdlab
