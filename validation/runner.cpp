@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/atomic_file.hpp"
+#include "core/field_sampling.hpp"
 #include "core/input_error.hpp"
 #include "meshes/vtu_writer.hpp"
 #include "pbdlab/build_info.hpp"
@@ -68,6 +69,21 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
     throw InputError(scene.path, "/solver", error.what());
   }
 
+  // Probe points are located once; a point outside the mesh is an error in the scene.
+  const FieldSampler sampler(problem.mesh);
+  for (size_t k = 0; k < scene.output.probes.size(); ++k)
+    if (sampler.locate(scene.output.probes[k].point).element < 0)
+      throw InputError(scene.path, "/output/probes/" + scene.output.probes[k].name, "the point is outside the mesh");
+  auto probeValues = [&](const Positions& x) {
+    nlohmann::json values = nlohmann::json::object();
+    const VecX displacement = x - problem.mesh.restPositionsFlat();
+    for (const auto& probe : scene.output.probes) {
+      const Vec3 u = sampler.sample(displacement, probe.point);
+      values[probe.name] = {u.x(), u.y(), u.z()};
+    }
+    return values;
+  };
+
   RunResult result;
   result.all_steps_converged = true;
   nlohmann::json steps = nlohmann::json::array();
@@ -95,7 +111,8 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
                      {"reference_residual", objective.referenceResidualNorm()},
                      {"residual", monitor.lastResidual()},
                      {"relative_residual", monitor.lastRelativeResidual()},
-                     {"energy", monitor.lastEnergy()}});
+                     {"energy", monitor.lastEnergy()},
+                     {"probe_displacements", probeValues(state.x)}});
     if (options.progress)
       fmt::print(stderr, "[{}] step {}/{}  t = {:.4g}  {} iterations  |r| = {:.3e}  rel = {:.3e}  {:.3f} s  {}\n",
                  scene.name, state.step, problem.time.num_steps, state.t, monitor.iterations(),

@@ -394,7 +394,7 @@ OutputSpec parseOutput(const Reader& in, const json& doc, json& out) {
   OutputSpec spec;
   const json empty = json::object();
   const json& output = doc.contains("output") ? in.object(doc["output"], at) : empty;
-  in.onlyKeys(output, at, {"vtu"});
+  in.onlyKeys(output, at, {"vtu", "probes"});
   std::string vtu = "final";
   if (output.contains("vtu")) {
     vtu = in.string(output["vtu"], at + "/vtu");
@@ -403,7 +403,15 @@ OutputSpec parseOutput(const Reader& in, const json& doc, json& out) {
     else if (vtu == "every_step") spec.vtu = OutputSpec::Frames::kEveryStep;
     else in.fail(at + "/vtu", "unknown value '" + vtu + "' (known: none, final, every_step)");
   }
-  out = {{"vtu", vtu}};
+  json probes = json::object();
+  if (output.contains("probes")) {
+    const json& value = in.object(output["probes"], at + "/probes");
+    for (const auto& [name, point] : value.items()) {
+      spec.probes.push_back({name, in.vec3(point, at + "/probes/" + name)});
+      probes[name] = toJson(spec.probes.back().point);
+    }
+  }
+  out = {{"vtu", vtu}, {"probes", probes}};
   return spec;
 }
 

@@ -20,6 +20,13 @@ struct SolverSpec {
 struct OutputSpec {
   enum class Frames { kNone, kFinal, kEveryStep };
   Frames vtu = Frames::kFinal;
+  // Named rest-frame points whose displacement is written to the summary after every step
+  // (e.g. "tip": the centre of the free end).
+  struct Probe {
+    std::string name;
+    Vec3 point;
+  };
+  std::vector<Probe> probes;
 };
 
 struct Scene {

@@ -18,6 +18,7 @@
 #include "meshes/box_mesh.hpp"
 #include "meshes/mesh_cache.hpp"
 #include "meshes/msh_io.hpp"
+#include "validation/runner.hpp"
 
 namespace pbdlab {
 namespace {
@@ -68,6 +69,7 @@ class TempFolder {
     return file;
   }
   std::string file(const std::string& file_name) const { return (path_ / file_name).string(); }
+  const fs::path& path() const { return path_; }
 
  private:
   fs::path path_;
@@ -235,6 +237,31 @@ TEST(Scene, DiscretizationIsReadAndDefaulted) {
   EXPECT_EQ(scene.problem.elasticEnergy().quadratureDegree(), 3);
 }
 
+TEST(Scene, ProbesAreSampledAfterEveryStep) {
+  json document = minimalScene();
+  document["dirichlet"] = json::parse(R"([{"node_set": "x-min"}])");
+  document["gravity"] = {0, 0, -9.81};
+  document["output"] = json::parse(R"({"vtu": "none", "probes": {"tip": [1, 0.5, 0.5], "root": [0, 0.5, 0.5]}})");
+  const Scene scene = parseScene(document, "probes.json");
+  ASSERT_EQ(scene.output.probes.size(), 2u);
+  TempFolder folder;
+  const RunResult result = runScene(scene, {(folder.path() / "run").string(), false});
+  const json& last = result.summary["steps"].back()["probe_displacements"];
+  EXPECT_EQ(last["root"], json({0.0, 0.0, 0.0}));     // clamped
+  EXPECT_LT(last["tip"][2].get<double>(), -1e-6);     // sags under gravity
+  EXPECT_EQ(result.summary["steps"].size(), 2u);
+}
+
+TEST(Scene, ProbeOutsideTheMeshNamesTheProbe) {
+  json document = minimalScene();
+  document["output"] = json::parse(R"({"probes": {"far": [5, 0.5, 0.5]}})");
+  const Scene scene = parseScene(document, "probes.json");
+  TempFolder folder;
+  expectInputError([&] { runScene(scene, {(folder.path() / "run").string(), false}); }, "probes.json",
+                   "/output/probes/far");
+  EXPECT_FALSE(fs::exists(folder.path() / "run" / "summary.json"));
+}
+
 TEST(Scene, LoadedFileMatchesParsedDocument) {
   TempFolder folder;
   const std::string path = folder.write("full.json", fullScene().dump(2));
@@ -297,6 +324,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"model_missing", kMin, "/material/model", "", "/material/model"},
         BadCase{"model_unknown", kMin, "/material/model", "\"rubber\"", "/material/model"},
         BadCase{"mapping_unknown", kMin, "/material/lame_mapping", "\"linear\"", "/material/lame_mapping"},
+        BadCase{"probe_not_a_point", kMin, "/output", "{\"probes\": {\"tip\": [1, 2]}}", "/output/probes/tip"},
         BadCase{"lumping_unknown", kMin, "/discretization", "{\"mass_lumping\": \"rowsum\"}",
                 "/discretization/mass_lumping"},
         BadCase{"quadrature_negative", kMin, "/discretization", "{\"quadrature_degree\": -2}",
