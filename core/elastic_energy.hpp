@@ -116,7 +116,7 @@ void ElasticEnergy::elementTerms(int e, const Positions& x, double* energy, Elem
   if (gradient) gradient->setZero();
   if (hessian) hessian->setZero();
   for (int q = 0; q < points_per_element_; ++q) {
-    const auto G = shapeGradients<N>(e, q);
+    const Eigen::Matrix<double, N, 3> G = shapeGradients<N>(e, q);  // a local copy: aligned, column-major
     const double V = quadratureVolume(e, q);
     const Mat3 F = xe * G;
     if (energy) *energy += V * material_->energyDensity(F);

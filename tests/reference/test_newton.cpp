@@ -97,13 +97,7 @@ TEST(Newton, TwistedBeamConvergesQuadratically) {
       SCOPED_TRACE("step " + std::to_string(s + 1));
       const auto& rows = runs[s].rows;
       ASSERT_EQ(runs[s].reason, StopReason::kConverged);
-      std::string history;
-      for (const auto& row : rows) {
-        char buffer[32];
-        std::snprintf(buffer, sizeof buffer, " %.3e", row.relative_residual);
-        history += buffer;
-      }
-      std::cout << "[ history  ] " << materialModelName(model) << " step " << s + 1 << ":" << history << "\n";
+      std::printf("[ history  ] %s step %zu\n", materialModelName(model).c_str(), s + 1);
       expectQuadraticTail(rows);
       // The true Hessian (column "hessian" == 0) is what converges quadratically.
       EXPECT_EQ(rows.back().extra[2], 0.0);

@@ -262,6 +262,19 @@ TEST(Scene, ProbeOutsideTheMeshNamesTheProbe) {
   EXPECT_FALSE(fs::exists(folder.path() / "run" / "summary.json"));
 }
 
+// Every scene shipped with the project parses and builds its problem.
+TEST(Scene, ShippedScenesAreValid) {
+  int count = 0;
+  for (const char* folder : {"scenes", "validation/references"})
+    for (const auto& entry : fs::directory_iterator(fs::path(PBDLAB_SOURCE_DIR) / folder))
+      if (entry.path().extension() == ".json") {
+        SCOPED_TRACE(entry.path().string());
+        EXPECT_NO_THROW(loadScene(entry.path().string()));
+        ++count;
+      }
+  EXPECT_GE(count, 2);
+}
+
 TEST(Scene, LoadedFileMatchesParsedDocument) {
   TempFolder folder;
   const std::string path = folder.write("full.json", fullScene().dump(2));
