@@ -1,6 +1,6 @@
 // The pbdlab command line. Results go to files; progress and errors go to stderr.
 // Exit codes: 0 success, 1 internal error, 2 bad input (scene, option, mesh), 3 a run that
-// diverged.
+// diverged, 4 a validation metric outside its tolerance or a regression found by compare.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
@@ -9,6 +9,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "core/input_error.hpp"
@@ -20,12 +21,13 @@
 #include "solvers/registry.hpp"
 #include "validation/runner.hpp"
 #include "validation/scene.hpp"
+#include "apps/validation_commands.hpp"
 
 namespace {
 
-constexpr int kExitInternal = 1;
-constexpr int kExitBadInput = 2;
-constexpr int kExitDiverged = 3;
+using pbdlab::cli::kExitBadInput;
+using pbdlab::cli::kExitDiverged;
+using pbdlab::cli::kExitInternal;
 
 int runCommand(const std::string& scene_path, const std::string& solver_override, std::string out_dir) {
   pbdlab::Scene scene = pbdlab::loadScene(scene_path);
@@ -186,6 +188,44 @@ int main(int argc, char** argv) {
   mesh->add_flag("--no-cache", no_cache, "Neither read nor write the mesh cache (PBDLAB_CACHE_DIR)");
   mesh->add_flag("--json", as_json, "Print the summary as JSON");
 
+  std::string label = "fast", validate_solver, validate_out = "runs/validation",
+              cases_dir = (std::filesystem::path(PBDLAB_SOURCE_DIR) / "validation" / "cases").string();
+  bool no_report = false;
+  CLI::App* validate = app.add_subcommand("validate", "Run the validation cases, write runs, metrics and a report");
+  validate->add_option("--label", label, "fast (the ctest tier) or full (every case)")
+      ->check(CLI::IsMember({"fast", "full"}));
+  validate->add_option("--solver", validate_solver, "Only this solver");
+  validate->add_option("--out", validate_out, "Output folder (default runs/validation)");
+  validate->add_option("--cases", cases_dir, "Folder of case files (default: the project's validation/cases)");
+  validate->add_flag("--no-report", no_report, "Skip the HTML/Markdown report");
+  int validate_max_iterations = 0;
+  validate->add_option("--max-iterations", validate_max_iterations,
+                       "Override every scene's iteration budget (e.g. 2, to see compare catch a degraded run)")
+      ->check(CLI::PositiveNumber);
+
+  std::string baseline_dir, current_dir;
+  double margin = 0.10;
+  std::optional<double> time_threshold;
+  CLI::App* compare = app.add_subcommand("compare", "Compare two validation outputs; non-zero exit on an accuracy regression");
+  compare->add_option("baseline", baseline_dir, "Baseline folder (pbdlab validate --out)")->required();
+  compare->add_option("current", current_dir, "Current folder")->required();
+  compare->add_option("--margin", margin, "Relative growth of an accuracy metric that counts as a regression (0.10)");
+  compare->add_option("--time-threshold", time_threshold,
+                      "Also fail when current / baseline solver time exceeds this ratio (off by default)");
+
+  std::vector<std::string> report_runs;
+  std::string report_out = "runs/report";
+  CLI::App* report = app.add_subcommand("report", "Build an HTML report (and a Markdown twin) from run folders");
+  report->add_option("runs", report_runs, "Run folders (each with summary.json and iterations.csv)")->required();
+  report->add_option("--out", report_out, "Output folder (default runs/report)");
+
+  std::string table_id, table_out = "runs/tables";
+  bool table_list = false;
+  CLI::App* table = app.add_subcommand("table", "Regenerate a table of benchmarks/tables/ (ours beside the paper's)");
+  table->add_option("id", table_id, "Table id (see --list)");
+  table->add_flag("--list", table_list, "List the tables");
+  table->add_option("--out", table_out, "Folder for the runs behind the table (default runs/tables)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -196,6 +236,17 @@ int main(int argc, char** argv) {
   try {
     if (*run) return runCommand(scene_path, solver, out_dir);
     if (*mesh) return meshCommand(recipe, mesh_out, no_cache, as_json);
+    if (*validate) return pbdlab::cli::validateCommand(label, validate_solver, validate_out, cases_dir, !no_report,
+                                                      validate_max_iterations);
+    if (*compare) return pbdlab::cli::compareCommand(baseline_dir, current_dir, margin, time_threshold);
+    if (*report) return pbdlab::cli::reportCommand(report_runs, report_out);
+    if (*table) {
+      if (!table_list && table_id.empty()) {
+        fmt::print(stderr, "pbdlab: error: table needs an id or --list\n");
+        return kExitBadInput;
+      }
+      return pbdlab::cli::tableCommand(table_id, table_list, table_out);
+    }
   } catch (const pbdlab::InputError& error) {
     fmt::print(stderr, "pbdlab: error: {}\n", error.what());
     return kExitBadInput;

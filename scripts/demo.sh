@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The main job: set up, build, and run a small torsion case with the Newton reference.
-# Writes runs/torsion_small/{iterations.csv,summary.json,final.vtu}.
+# The main job: set up, build, run the fast validation tier with every registered solver
+# (it includes a small torsion run with Newton, which writes its iteration log, summary and
+# .vtu), and print the path of the HTML report it wrote.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
 # Passive OpenMP waiting: robust when other processes share the cores (see README).
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
-./build/apps/pbdlab run scenes/torsion_small.json --solver newton --out runs/torsion_small
+./build/apps/pbdlab validate --label fast --out runs/validation

@@ -142,6 +142,8 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   writeFileAtomically((out / "iterations.csv").string(), log.toCsv());
   for (const auto& [name, x] : frames) writeVtu((out / name).string(), problem.mesh, x);
   writeFileAtomically((out / "summary.json").string(), result.summary.dump(2) + "\n");
+  result.final_positions = state.x;
+  result.log = log;
   return result;
 }
 

@@ -21,6 +21,8 @@ struct RunResult {
   nlohmann::json summary;
   bool all_steps_converged = false;
   bool diverged = false;
+  Positions final_positions;  // the state after the last step run
+  IterationLog log;            // every iteration's row (as in iterations.csv)
 };
 
 RunResult runScene(const Scene& scene, const RunOptions& options);

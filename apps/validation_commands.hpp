@@ -1,0 +1,26 @@
+#pragma once
+// `pbdlab validate`, `pbdlab compare` and `pbdlab report` (docs/validation.md, docs/reports.md).
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pbdlab::cli {
+
+// max_iterations > 0 overrides every scene's iteration budget (e.g. to check that compare
+// catches a Newton capped at 2 iterations).
+int validateCommand(const std::string& label, const std::string& solver_filter, const std::string& out_dir,
+                    const std::string& cases_dir, bool make_report, int max_iterations = 0);
+int compareCommand(const std::string& baseline, const std::string& current, double margin,
+                   std::optional<double> time_threshold);
+// Regenerates benchmarks/tables/ID.json (ours beside theirs) as Markdown; `list` shows all.
+int tableCommand(const std::string& id, bool list, const std::string& out_dir);
+// Runs reports/make_report.py (Debian's /usr/bin/python3 with matplotlib; PBDLAB_PYTHON overrides).
+int reportCommand(const std::vector<std::string>& run_dirs, const std::string& out_dir);
+
+// Exit codes shared by the commands.
+constexpr int kExitInternal = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitDiverged = 3;
+constexpr int kExitFailed = 4;  // a validation metric outside its tolerance, or a regression
+
+}  // namespace pbdlab::cli

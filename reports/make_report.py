@@ -1,0 +1,643 @@
+#!/usr/bin/python3
+"""Builds an HTML and a Markdown report from pbdlab run directories.
+
+    /usr/bin/python3 reports/make_report.py --out OUT_DIR RUN_DIR [RUN_DIR ...]
+
+A run directory is what `pbdlab run` or `pbdlab validate` writes: iterations.csv,
+summary.json and, from the validation runner, an optional metrics.json. The report reads
+only these files (so it can be rebuilt without rerunning) and writes OUT_DIR/report.html
+(self-contained, figures embedded), OUT_DIR/report.md and OUT_DIR/figures/*.png|svg.
+docs/reports.md describes the contents.
+"""
+import argparse
+import base64
+import csv
+import datetime
+import html
+import io
+import json
+import math
+import os
+import re
+import sys
+from collections import OrderedDict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
+
+THRESHOLDS = (1e-2, 1e-4, 1e-6)
+REQUIRED_COLUMNS = ("step", "iteration", "solver_seconds", "relative_residual")
+# Beyond this ratio between the slowest and the fastest run, a linear axis squeezes the fast
+# runs against zero, so iterations and seconds go on a logarithmic axis instead.
+SPREAD_FOR_LOG_AXIS = 20.0
+
+
+class ReportError(Exception):
+    """An input the report cannot be built from; the message names the file or directory."""
+
+
+# ----------------------------------------------------------------------------- reading runs
+
+def read_json(path, required):
+    """Parses one JSON object; a broken file must stop the report, not silently drop a run."""
+    if not os.path.isfile(path):
+        if required:
+            raise ReportError(f"{os.path.dirname(path) or '.'}: missing {os.path.basename(path)} "
+                              "(not a pbdlab run directory?)")
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ReportError(f"{path}: malformed JSON ({e})") from e
+    if not isinstance(document, dict):
+        raise ReportError(f"{path}: malformed: expected a JSON object at the top level")
+    return document
+
+
+def read_iterations(path):
+    """Reads iterations.csv as a list of {column: float}; all columns are numeric in pbdlab."""
+    if not os.path.isfile(path):
+        raise ReportError(f"{os.path.dirname(path) or '.'}: missing iterations.csv "
+                          "(not a pbdlab run directory?)")
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise ReportError(f"{path}: malformed: missing column(s) {', '.join(missing)}")
+            rows = []
+            for line, record in enumerate(reader, start=2):
+                try:
+                    row = {k: float(v) for k, v in record.items() if k is not None}
+                except (TypeError, ValueError) as e:
+                    raise ReportError(f"{path}:{line}: malformed row ({e})") from e
+                if not all(math.isfinite(row[c]) for c in ("step", "iteration", "solver_seconds")):
+                    raise ReportError(f"{path}:{line}: malformed row (step, iteration, solver_seconds must be finite)")
+                rows.append(row)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read ({e})") from e
+    return rows
+
+
+def obj(x):
+    """x if it is a JSON object, else {}: optional sections of a run's files may be absent."""
+    return x if isinstance(x, dict) else {}
+
+
+def default_label(summary, run_dir):
+    """Solver name plus its options, so two runs of one solver with different options differ."""
+    solver = summary.get("solver") or os.path.basename(os.path.normpath(run_dir))
+    options = obj(obj(obj(summary.get("scene_resolved")).get("solver")).get("options"))
+    if not options:
+        return str(solver)
+    return f"{solver} " + " ".join(f"{k}={v}" for k, v in sorted(options.items()))
+
+
+def load_run(run_dir):
+    """Everything the report needs from one run directory, with the fallbacks in one place."""
+    if not os.path.isdir(run_dir):
+        raise ReportError(f"{run_dir}: not a directory")
+    summary = read_json(os.path.join(run_dir, "summary.json"), required=True)
+    if not isinstance(summary.get("steps", []), list):
+        raise ReportError(f"{os.path.join(run_dir, 'summary.json')}: malformed: 'steps' is not a list")
+    rows = read_iterations(os.path.join(run_dir, "iterations.csv"))
+    metrics = read_json(os.path.join(run_dir, "metrics.json"), required=False) or {}
+    if not isinstance(metrics.get("metrics", []), list):
+        raise ReportError(f"{os.path.join(run_dir, 'metrics.json')}: malformed: 'metrics' is not a list")
+    totals = obj(summary.get("totals")) or obj(metrics.get("totals"))
+    steps = [s for s in summary.get("steps", []) if isinstance(s, dict)]
+    seconds = totals.get("solver_seconds")
+    if seconds is None and steps:
+        seconds = sum(s["solver_seconds"] for s in steps if is_number(s.get("solver_seconds")))
+    return {
+        "dir": run_dir,
+        "case": str(metrics.get("case") or summary.get("scene") or os.path.basename(os.path.normpath(run_dir))),
+        "label": str(metrics.get("label") or default_label(summary, run_dir)),
+        "summary": summary,
+        "rows": rows,
+        "steps": steps,
+        "metrics": [m for m in metrics.get("metrics", []) if isinstance(m, dict)],
+        "convergence": metrics.get("convergence") if isinstance(metrics.get("convergence"), dict) else None,
+        "nodes": obj(summary.get("mesh")).get("nodes"),
+        "solver_seconds": seconds,
+        "environment": obj(summary.get("environment")),
+    }
+
+
+def group_by_case(runs):
+    """Cases in the order they first appear; labels made unique within a case by the folder name."""
+    cases = OrderedDict()
+    for run in runs:
+        cases.setdefault(run["case"], []).append(run)
+    for case_runs in cases.values():
+        counts = {}
+        for run in case_runs:
+            counts[run["label"]] = counts.get(run["label"], 0) + 1
+        for run in case_runs:
+            if counts[run["label"]] > 1:
+                run["label"] = f"{run['label']} ({os.path.basename(os.path.normpath(run['dir']))})"
+    return cases
+
+
+# ----------------------------------------------------------------------------- derived data
+
+def chosen_step(run, step):
+    """The step whose iterations are plotted: --step if given, else the run's last step."""
+    present = sorted({int(r["step"]) for r in run["rows"]})
+    if not present:
+        return None
+    if step is None:
+        return present[-1]
+    return step if step in present else None
+
+
+def rows_of_step(run, step):
+    """The iteration rows of one step (none when the run has no such step)."""
+    return [r for r in run["rows"] if int(r["step"]) == step]
+
+
+def final_residual_per_step(run):
+    """(step, final relative residual, converged) from summary.json, else the CSV's last rows."""
+    if run["steps"]:
+        return [(s.get("step"), s.get("relative_residual"), s.get("stop_reason") in (None, "converged"))
+                for s in run["steps"] if s.get("step") is not None]
+    last = OrderedDict()
+    for r in run["rows"]:
+        last[int(r["step"])] = r["relative_residual"]
+    return [(k, v, True) for k, v in last.items()]
+
+
+def first_reaching(rows, threshold):
+    """(iteration, seconds) of the first row at or below the threshold, as the C++ runner does."""
+    for r in rows:
+        if r["relative_residual"] <= threshold:
+            return int(r["iteration"]), r["solver_seconds"]
+    return None, None
+
+
+def convergence_row(run, step):
+    """Iterations and seconds to each threshold: metrics.json's numbers when they describe the
+    chosen step (they come from the run itself), else computed from iterations.csv."""
+    conv = run["convergence"]
+    recorded = {}
+    if conv and step is not None and conv.get("step", step) == step:
+        def column(key):
+            values = conv.get(key)
+            return values if isinstance(values, list) else []
+        thresholds, iterations, seconds = column("thresholds"), column("iterations_to"), column("seconds_to")
+        for i, t in enumerate(thresholds):
+            if is_number(t):
+                # The runner writes null where a threshold is never reached; -1 means the same.
+                recorded[float(t)] = tuple(v[i] if i < len(v) and is_number(v[i]) and v[i] >= 0 else None
+                                           for v in (iterations, seconds))
+    rows = rows_of_step(run, step) if step is not None else []
+    cells, sources = [], set()
+    for t in THRESHOLDS:
+        match = [v for k, v in recorded.items() if math.isclose(k, t, rel_tol=1e-9)]
+        if match:
+            cells.append(match[0])
+            sources.add("metrics.json")
+        else:
+            cells.append(first_reaching(rows, t))
+            sources.add("iterations.csv")
+    return cells, " + ".join(sorted(sources))
+
+
+def is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def metric_pass(metric):
+    """The recorded verdict, else value <= tolerance (finite), else unknown."""
+    if isinstance(metric.get("pass"), bool):
+        return metric["pass"]
+    value, tolerance = metric.get("value"), metric.get("tolerance")
+    if is_number(value) and is_number(tolerance):
+        return math.isfinite(value) and value <= tolerance
+    return None
+
+
+def fmt_number(x, digits=3):
+    if x is None:
+        return "—"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if not isinstance(x, (int, float)):
+        return str(x)
+    if isinstance(x, int):
+        return str(x)
+    if not math.isfinite(x):
+        return str(x)
+    return f"{x:.{digits}g}"
+
+
+def fmt_seconds(x):
+    return f"{x:.3g} s" if is_number(x) else fmt_number(x)
+
+
+def verdict(p):
+    return {True: "PASS", False: "FAIL", None: "—"}[p]
+
+
+# ----------------------------------------------------------------------------- figures
+
+class Figure:
+    """One saved figure: its files and the PNG bytes to embed in the HTML."""
+
+    def __init__(self, name, title, caption, png):
+        self.name, self.title, self.caption, self.png = name, title, caption, png
+
+
+def write_atomically(path, data):
+    """Temp name + rename, so a reader never sees a half-written report or figure."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def save_figure(fig, figures_dir, name):
+    """Writes name.png and name.svg; returns the PNG bytes for embedding."""
+    outputs = {}
+    for fmt in ("png", "svg"):
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format=fmt, dpi=110, bbox_inches="tight")
+        outputs[fmt] = buffer.getvalue()
+        write_atomically(os.path.join(figures_dir, f"{name}.{fmt}"), outputs[fmt])
+    plt.close(fig)
+    return outputs["png"]
+
+
+def slug(text):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "case"
+
+
+def colors_for(case_runs):
+    """One colour per run, the same in every figure of the case."""
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return {run["label"]: cycle[i % len(cycle)] for i, run in enumerate(case_runs)}
+
+
+def spread_is_large(values):
+    positive = [v for v in values if v and v > 0]
+    return len(positive) > 1 and max(positive) / min(positive) > SPREAD_FOR_LOG_AXIS
+
+
+def positive_pairs(xs, ys):
+    """Points a log axis can show (a zero residual or error would be silently dropped anyway)."""
+    pairs = [(x, y) for x, y in zip(xs, ys)
+             if x is not None and y is not None and math.isfinite(y) and y > 0]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def label_short_log_axis(axis):
+    """A log axis spanning under three decades gets at most one labelled power of ten; label
+    1, 2, 5 x 10^k in plain numbers instead, so the values can be read off."""
+    low, high = sorted(axis.get_view_interval())
+    if low <= 0 or math.log10(high / low) >= 3:
+        return
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def target_residual(case_runs):
+    """The target relative residual if every run shares one, to draw as a reference line."""
+    targets = {obj(obj(r["summary"].get("scene_resolved")).get("solver")).get("target_relative_residual")
+               for r in case_runs}
+    target = targets.pop() if len(targets) == 1 else None
+    return target if is_number(target) and target > 0 else None
+
+
+def residual_history_figure(case, case_runs, step, colors, figures_dir):
+    """Residual vs iteration and vs solver time side by side: the two ways solvers are compared."""
+    histories = [(run, rows_of_step(run, chosen_step(run, step))) for run in case_runs]
+    histories = [(run, rows) for run, rows in histories if rows]
+    if not histories:
+        return None
+    steps_shown = {int(rows[0]["step"]) for _, rows in histories}
+    log_iterations = spread_is_large([rows[-1]["iteration"] for _, rows in histories])
+    log_time = spread_is_large([rows[-1]["solver_seconds"] for _, rows in histories])
+    fig, (ax_it, ax_t) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    for run, rows in histories:
+        style = dict(marker="o" if len(rows) <= 60 else None, ms=3.5, color=colors[run["label"]], label=run["label"])
+        ax_it.plot(*positive_pairs([r["iteration"] for r in rows], [r["relative_residual"] for r in rows]), **style)
+        # Iteration 0 costs microseconds: on a log time axis it would open decades of empty space.
+        timed = [r for r in rows if r["iteration"] >= 1 or not log_time]
+        ax_t.plot(*positive_pairs([r["solver_seconds"] for r in timed], [r["relative_residual"] for r in timed]),
+                  **style)
+    if log_iterations:
+        ax_it.set_xscale("symlog", linthresh=1)  # keeps iteration 0 on the axis
+    else:
+        ax_it.xaxis.set_major_locator(MaxNLocator(integer=True))
+    time_note = ""
+    if log_time:
+        ax_t.set_xscale("log")
+        label_short_log_axis(ax_t.xaxis)
+        time_note = " The log time axis starts at iteration 1."
+    target = target_residual(case_runs)
+    for ax in (ax_it, ax_t):
+        ax.set_yscale("log")
+        ax.grid(True, which="major", alpha=0.35)
+        if target:
+            ax.axhline(target, color="0.4", ls="--", lw=1, label=f"target {target:g}")
+    ax_it.set_xlabel("iteration")
+    ax_t.set_xlabel("solver time within the step [s]")
+    ax_it.set_ylabel("relative residual |r| / |r(x_ref)| [-]")
+    ax_it.set_title("vs iteration")
+    ax_t.set_title("vs solver time")
+    ax_t.legend(fontsize=8, loc="best")
+    which = (f"step {steps_shown.pop()}" if len(steps_shown) == 1
+             else "last step of each run" if step is None else f"step {step}")
+    fig.suptitle(f"{case}: relative residual during {which}")
+    fig.tight_layout()
+    name = f"{slug(case)}_residual_history"
+    caption = (f"Relative residual (the yardstick, log scale) during {which}, one line per run; "
+               "left against iterations, right against solver seconds (yardstick excluded)." + time_note)
+    return Figure(name, f"{case}: residual history", caption, save_figure(fig, figures_dir, name))
+
+
+def final_residual_figure(case, case_runs, colors, figures_dir):
+    """Final relative residual of every step: shows whether a solver holds up over the whole run."""
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    any_line, any_failed = False, False
+    for run in case_runs:
+        data = [(s, v, ok) for s, v, ok in final_residual_per_step(run)
+                if is_number(v) and math.isfinite(v) and v > 0]
+        if not data:
+            continue
+        any_line = True
+        ax.plot([d[0] for d in data], [d[1] for d in data], marker="o", ms=4,
+                color=colors[run["label"]], label=run["label"])
+        failed = [d for d in data if not d[2]]
+        if failed:
+            any_failed = True
+            ax.plot([d[0] for d in failed], [d[1] for d in failed], ls="none", marker="x", ms=9,
+                    mew=2, color="black")
+    if not any_line:
+        plt.close(fig)
+        return None
+    target = target_residual(case_runs)
+    if target:
+        ax.axhline(target, color="0.4", ls="--", lw=1, label=f"target {target:g}")
+    if any_failed:
+        ax.plot([], [], ls="none", marker="x", ms=9, mew=2, color="black", label="not converged")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, which="major", alpha=0.35)
+    ax.set_xlabel("time step")
+    ax.set_ylabel("final relative residual [-]")
+    ax.set_title(f"{case}: final relative residual per step")
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    name = f"{slug(case)}_final_residual_per_step"
+    caption = "Relative residual at the end of each time step (log scale); × marks a step that did not converge."
+    return Figure(name, f"{case}: final residual per step", caption, save_figure(fig, figures_dir, name))
+
+
+def error_figure(case, case_runs, colors, figures_dir):
+    """Work-precision (error vs solver time) and resolution (error vs node count) views of every
+    metric named *error*; colour tells the run, marker shape tells the metric."""
+    names = sorted({m["name"] for r in case_runs for m in r["metrics"]
+                    if isinstance(m.get("name"), str) and "error" in m["name"]})
+    if not names:
+        return None
+    markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
+    fig, (ax_t, ax_n) = plt.subplots(1, 2, figsize=(13, 4.6), sharey=True)
+    shown, hidden = set(), 0
+    for run in case_runs:
+        for m in run["metrics"]:
+            if m.get("name") not in names:
+                continue
+            value = m.get("value")
+            if not is_number(value) or not math.isfinite(value) or value <= 0:
+                hidden += 1
+                continue
+            style = dict(ls="none", ms=8, marker=markers[names.index(m["name"]) % len(markers)],
+                         color=colors[run["label"]], alpha=0.85)
+            for ax, x in ((ax_t, run["solver_seconds"]), (ax_n, run["nodes"])):
+                if is_number(x) and x > 0:
+                    ax.plot([x], [value], **style)
+                    shown.add((run["label"], m["name"]))
+    if not shown:
+        plt.close(fig)
+        return None
+    for ax in (ax_t, ax_n):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.25)
+    ax_t.set_xlabel("total solver time [s]")
+    ax_n.set_xlabel("mesh nodes (vertices)")
+    ax_t.set_ylabel("error metric value [unit in legend]")
+    ax_t.set_title("error vs solver time")
+    ax_n.set_title("error vs node count")
+    run_handles = [Line2D([], [], ls="none", marker="o", ms=8, color=colors[r["label"]], label=r["label"])
+                   for r in case_runs if any(lbl == r["label"] for lbl, _ in shown)]
+    units = {m.get("name"): m.get("unit") for r in case_runs for m in r["metrics"] if m.get("unit")}
+    metric_handles = [Line2D([], [], ls="none", marker=markers[i % len(markers)], ms=8, color="0.3",
+                             label=f"{n} [{units[n]}]" if n in units else n)
+                      for i, n in enumerate(names) if any(n == mn for _, mn in shown)]
+    for ax in (ax_t, ax_n):
+        for axis in (ax.xaxis, ax.yaxis):
+            label_short_log_axis(axis)
+    fig.tight_layout(rect=(0, 0, 0.8, 0.95))
+    # Figure legends (not axes legends) so that bbox_inches="tight" keeps them whole.
+    fig.legend(handles=run_handles, title="run", fontsize=8, loc="upper left", bbox_to_anchor=(0.8, 0.88))
+    fig.legend(handles=metric_handles, title="metric", fontsize=8, loc="lower left", bbox_to_anchor=(0.8, 0.12))
+    fig.suptitle(f"{case}: error metrics")
+    name = f"{slug(case)}_errors"
+    caption = "Metrics named *error* (log-log) against total solver seconds and the mesh's node count."
+    if hidden:
+        caption += f" {hidden} value(s) that are zero or not finite cannot be drawn on a log axis (see the table)."
+    return Figure(name, f"{case}: error metrics", caption, save_figure(fig, figures_dir, name))
+
+
+# ----------------------------------------------------------------------------- tables
+
+def runs_table(cases):
+    header = ["case", "run", "directory", "solver", "nodes", "steps", "iterations", "solver time", "all converged"]
+    rows = []
+    for case, case_runs in cases.items():
+        for r in case_runs:
+            totals = obj(r["summary"].get("totals"))
+            rows.append([case, r["label"], r["dir"], r["summary"].get("solver", "—"), fmt_number(r["nodes"]),
+                         fmt_number(len(r["steps"])), fmt_number(totals.get("iterations")),
+                         fmt_seconds(r["solver_seconds"]), fmt_number(totals.get("all_steps_converged"))])
+    return header, rows
+
+
+def metric_table(cases):
+    header = ["case", "run", "metric", "value", "tolerance", "unit", "result"]
+    rows = []
+    for case, case_runs in cases.items():
+        for r in case_runs:
+            for m in r["metrics"]:
+                rows.append([case, r["label"], str(m.get("name", "—")), fmt_number(m.get("value")),
+                             fmt_number(m.get("tolerance")), str(m.get("unit", "—")), verdict(metric_pass(m))])
+    return header, rows
+
+
+def convergence_table(cases, step):
+    header = (["case", "run", "step"] + [f"iterations to {t:g}" for t in THRESHOLDS]
+              + [f"seconds to {t:g}" for t in THRESHOLDS] + ["source"])
+    rows = []
+    for case, case_runs in cases.items():
+        for r in case_runs:
+            s = chosen_step(r, step)
+            cells, source = convergence_row(r, s)
+            rows.append([case, r["label"], fmt_number(s)] + [fmt_number(c[0]) for c in cells]
+                        + [fmt_number(c[1]) for c in cells] + [source])
+    return header, rows
+
+
+def machine_table(runs):
+    """One column per distinct environment, so a report mixing machines or commits shows it."""
+    environments = []
+    for r in runs:
+        for env in environments:
+            if env["env"] == r["environment"]:
+                env["runs"].append(f"{r['case']}: {r['label']}")
+                break
+        else:
+            environments.append({"env": r["environment"], "runs": [f"{r['case']}: {r['label']}"]})
+    keys = [("cpu", "CPU"), ("hardware_threads", "hardware threads"), ("omp_threads", "OpenMP threads"),
+            ("git_commit", "git commit"), ("build_type", "build type"), ("compiler", "compiler"),
+            ("os", "OS"), ("pbdlab_version", "pbdlab version")]
+    dependencies = sorted({d for e in environments for d in obj(e["env"].get("dependencies"))})
+    header = ["item"] + [", ".join(e["runs"]) for e in environments]
+    rows = [[title] + [fmt_number(e["env"].get(k)) for e in environments] for k, title in keys]
+    rows += [[f"dependency: {d}"] + [fmt_number(obj(e["env"].get("dependencies")).get(d)) for e in environments]
+             for d in dependencies]
+    return header, rows
+
+
+# ----------------------------------------------------------------------------- writers
+
+CSS = """body{font-family:sans-serif;max-width:1150px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:1em 0;font-size:0.9em}th,td{border:1px solid #bbb;padding:3px 8px;text-align:left}
+th{background:#eee}td.PASS{background:#d9f2d9}td.FAIL{background:#f7d4d4;font-weight:bold}
+figure{margin:1em 0}img{max-width:100%}figcaption{font-size:0.9em;color:#555}code{background:#f3f3f3}"""
+
+
+def html_table(header, rows):
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(
+        f'<td class="{c}">{html.escape(c)}</td>' if c in ("PASS", "FAIL") else f"<td>{html.escape(c)}</td>"
+        for c in row) + "</tr>\n" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>\n{body}</tbody></table>\n"
+
+
+def md_table(header, rows):
+    def cell(c):
+        return str(c).replace("|", "\\|").replace("\n", " ")
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def build_sections(cases, runs, figures, step):
+    """The report as (heading, kind, content) items that both writers render the same way."""
+    metric_rows = metric_table(cases)
+    passed = sum(1 for row in metric_rows[1] if row[-1] == "PASS")
+    failed = sum(1 for row in metric_rows[1] if row[-1] == "FAIL")
+    items = [("Runs", "table", runs_table(cases))]
+    for case in cases:
+        items.append((f"Case {case}", "figures", figures.get(case, [])))
+    note = (f"{passed} passed, {failed} failed." if metric_rows[1]
+            else "No run has a metrics.json (written by the validation runner); no metrics to show.")
+    items.append(("Metrics", "text", note))
+    if metric_rows[1]:
+        items.append((None, "table", metric_rows))
+    items.append(("Convergence", "text",
+                  "Iterations and solver seconds until the relative residual first reaches each threshold "
+                  f"in {'step ' + str(step) if step is not None else 'the last step'} "
+                  "(from metrics.json when it records that step, else from iterations.csv). — : never reached."))
+    items.append((None, "table", convergence_table(cases, step)))
+    items.append(("Machine", "table", machine_table(runs)))
+    return items
+
+
+def render_html(items, generated):
+    parts = ["<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pbdlab report</title>",
+             f"<style>{CSS}</style></head><body>\n<h1>pbdlab report</h1>\n<p>Generated {generated}.</p>\n"]
+    for heading, kind, content in items:
+        if heading:
+            parts.append(f"<h2>{html.escape(heading)}</h2>\n")
+        if kind == "table":
+            parts.append(html_table(*content))
+        elif kind == "text":
+            parts.append(f"<p>{html.escape(content)}</p>\n")
+        else:
+            if not content:
+                parts.append("<p>No iteration data to plot.</p>\n")
+            for f in content:
+                data = base64.b64encode(f.png).decode("ascii")
+                parts.append(f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(f.title)}">'
+                             f"<figcaption>{html.escape(f.caption)} "
+                             f'(<code>figures/{f.name}.svg</code>)</figcaption></figure>\n')
+    parts.append("</body></html>\n")
+    return "".join(parts)
+
+
+def render_markdown(items, generated):
+    parts = [f"# pbdlab report\n\nGenerated {generated}.\n"]
+    for heading, kind, content in items:
+        if heading:
+            parts.append(f"\n## {heading}\n")
+        if kind == "table":
+            parts.append("\n" + md_table(*content))
+        elif kind == "text":
+            parts.append(f"\n{content}\n")
+        else:
+            if not content:
+                parts.append("\nNo iteration data to plot.\n")
+            for f in content:
+                parts.append(f"\n![{f.title}](figures/{f.name}.png)\n\n{f.caption} "
+                             f"([SVG](figures/{f.name}.svg))\n")
+    return "".join(parts)
+
+
+def make_report(run_dirs, out_dir, step=None):
+    """Reads every run first (so a broken input stops before anything is written), then writes."""
+    runs = [load_run(d) for d in run_dirs]
+    cases = group_by_case(runs)
+    figures_dir = os.path.join(out_dir, "figures")
+    os.makedirs(figures_dir, exist_ok=True)
+    figures = {}
+    for case, case_runs in cases.items():
+        colors = colors_for(case_runs)
+        made = [residual_history_figure(case, case_runs, step, colors, figures_dir),
+                final_residual_figure(case, case_runs, colors, figures_dir),
+                error_figure(case, case_runs, colors, figures_dir)]
+        figures[case] = [f for f in made if f is not None]
+    items = build_sections(cases, runs, figures, step)
+    generated = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    write_atomically(os.path.join(out_dir, "report.html"), render_html(items, generated).encode("utf-8"))
+    write_atomically(os.path.join(out_dir, "report.md"), render_markdown(items, generated).encode("utf-8"))
+    return os.path.join(out_dir, "report.html")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description="Build report.html (self-contained) and report.md from pbdlab run directories.")
+    parser.add_argument("--out", required=True, help="output directory (created if needed)")
+    parser.add_argument("--step", type=int, default=None,
+                        help="time step whose iterations are plotted and tabulated (default: each run's last)")
+    parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="directory written by `pbdlab run`")
+    args = parser.parse_args(argv)
+    try:
+        path = make_report(args.run_dirs, args.out, args.step)
+    except ReportError as e:
+        print(f"make_report: error: {e}", file=sys.stderr)
+        return 2
+    print(f"make_report: wrote {path} and {os.path.join(args.out, 'report.md')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

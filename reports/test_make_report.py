@@ -1,0 +1,156 @@
+"""Tests of reports/make_report.py on two tiny hand-written run directories.
+
+Run with: /usr/bin/python3 -m unittest discover -s reports -p "test_*.py"
+The generator runs as a subprocess, as a user would run it, so its exit code and messages
+are what is checked.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_report.py")
+
+CSV_HEADER = "step,iteration,solver_seconds,residual,relative_residual,energy,line_search_steps\n"
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def summary(solver, options, nodes, seconds, steps):
+    """A summary.json with the fields pbdlab run writes (trimmed to what the report reads)."""
+    return {
+        "scene": "beam",
+        "solver": solver,
+        "mesh": {"nodes": nodes, "elements": 10, "free_dofs": 3 * nodes},
+        "steps": [{"step": s, "iterations": 3, "stop_reason": reason, "relative_residual": rel,
+                   "residual": rel * 100, "solver_seconds": seconds / len(steps), "probe_displacements": {}}
+                  for s, rel, reason in steps],
+        "totals": {"iterations": 3 * len(steps), "solver_seconds": seconds, "all_steps_converged": True},
+        "environment": {"cpu": "Test CPU 9000", "omp_threads": 2, "git_commit": "abc1234", "build_type": "Release",
+                        "dependencies": {"eigen": "3.4.0", "cholmod": "CHOLMOD 3.0.14"}},
+        "scene_resolved": {"solver": {"name": solver, "options": options, "target_relative_residual": 1e-8}},
+    }
+
+
+def iterations_csv(residuals_per_step, dt):
+    lines = [CSV_HEADER]
+    for step, residuals in enumerate(residuals_per_step, start=1):
+        for i, rel in enumerate(residuals):
+            lines.append(f"{step},{i},{i * dt + 1e-6},{rel * 100},{rel},{-i},0\n")
+    return "".join(lines)
+
+
+class MakeReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        root = self.tmp.name
+        # Run A: Newton-like, with a metrics.json from the validation runner (one PASS, one FAIL).
+        self.run_a = os.path.join(root, "beam_newton")
+        write(os.path.join(self.run_a, "summary.json"),
+              json.dumps(summary("newton", {}, 40, 0.02, [(1, 1e-12, "converged"), (2, 1e-13, "converged")])))
+        write(os.path.join(self.run_a, "iterations.csv"),
+              iterations_csv([[1, 1e-1, 1e-3, 1e-7, 1e-12], [1, 1e-2, 1e-5, 1e-9, 1e-13]], 0.002))
+        write(os.path.join(self.run_a, "metrics.json"), json.dumps({
+            "case": "beam", "solver": "newton", "label": "newton",
+            "metrics": [
+                {"name": "tip_deflection_error", "value": 0.0123, "tolerance": 0.02, "kind": "accuracy",
+                 "unit": "relative", "pass": True, "description": "tip vs analytic"},
+                {"name": "volume_ratio_error", "value": 0.5, "tolerance": 0.01, "pass": False},
+            ],
+            "convergence": {"step": 2, "thresholds": [1e-2, 1e-4, 1e-6],
+                            "iterations_to": [1, 2, 3], "seconds_to": [0.002, 0.004, None]},
+        }))
+        # Run B: another solver, no metrics.json; step 2 stops above the target.
+        self.run_b = os.path.join(root, "beam_slow")
+        write(os.path.join(self.run_b, "summary.json"),
+              json.dumps(summary("slow_solver", {"substeps": 10}, 40, 1.5,
+                                 [(1, 5e-9, "converged"), (2, 3e-5, "iteration_budget")])))
+        write(os.path.join(self.run_b, "iterations.csv"),
+              iterations_csv([[1, 0.5, 0.1, 1e-3, 1e-6, 5e-9], [1, 0.3, 0.05, 3e-3, 3e-5]], 0.2))
+        self.out = os.path.join(root, "report")
+
+    def generate(self, *run_dirs, extra=()):
+        return subprocess.run([sys.executable, SCRIPT, "--out", self.out, *extra, *run_dirs],
+                              capture_output=True, text=True, timeout=240)
+
+    def test_report_from_two_runs(self):
+        result = self.generate(self.run_a, self.run_b)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        html_path = os.path.join(self.out, "report.html")
+        md_path = os.path.join(self.out, "report.md")
+        self.assertTrue(os.path.isfile(html_path))
+        self.assertTrue(os.path.isfile(md_path))
+        with open(html_path, encoding="utf-8") as f:
+            page = f.read()
+        with open(md_path, encoding="utf-8") as f:
+            markdown = f.read()
+
+        self.assertIn('<img src="data:image/png;base64,', page)
+        # Metric table: one row per metric, with the run's label and its verdict.
+        rows = re.findall(r"<tr>(.*?)</tr>", page, flags=re.S)
+        deflection = [r for r in rows if "tip_deflection_error" in r]
+        volume = [r for r in rows if "volume_ratio_error" in r]
+        self.assertEqual(len(deflection), 1)
+        self.assertEqual(len(volume), 1)
+        self.assertIn(">PASS<", deflection[0])
+        self.assertIn(">newton<", deflection[0])
+        self.assertIn(">FAIL<", volume[0])
+        self.assertIn("| beam | newton | volume_ratio_error | 0.5 | 0.01 | — | FAIL |", markdown)
+        # The run without metrics.json is labelled by solver and options, and its convergence
+        # row is computed from iterations.csv (last step: 3e-3 at iteration 3, 3e-5 at 4, never 1e-6).
+        self.assertIn("slow_solver substeps=10", page)
+        self.assertIn("| beam | slow_solver substeps=10 | 2 | 3 | 4 | — | 0.6 | 0.8 | — | iterations.csv |", markdown)
+        self.assertIn("| beam | newton | 2 | 1 | 2 | 3 | 0.002 | 0.004 | — | metrics.json |", markdown)
+        # Machine section.
+        for text in ("Test CPU 9000", "abc1234", "Release", "CHOLMOD 3.0.14"):
+            self.assertIn(text, page)
+
+        figures = os.path.join(self.out, "figures")
+        for name in ("beam_residual_history", "beam_final_residual_per_step", "beam_errors"):
+            for ext in ("png", "svg"):
+                path = os.path.join(figures, f"{name}.{ext}")
+                self.assertTrue(os.path.isfile(path), path)
+                self.assertGreater(os.path.getsize(path), 1000, path)
+            with open(os.path.join(figures, f"{name}.png"), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            self.assertIn(f"](figures/{name}.png)", markdown)
+        self.assertEqual([n for n in os.listdir(self.out) if ".tmp" in n], [])
+
+    def test_step_option_and_runs_without_metrics(self):
+        result = self.generate(self.run_b, extra=("--step", "1"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            markdown = f.read()
+        self.assertIn("no metrics to show", markdown)
+        # Step 1 reaches 1e-2 at iteration 3 and both 1e-4 and 1e-6 at iteration 4 (0.2 s each).
+        self.assertIn("| beam | slow_solver substeps=10 | 1 | 3 | 4 | 4 | 0.6 | 0.8 | 0.8 | iterations.csv |", markdown)
+        self.assertTrue(os.path.isfile(os.path.join(self.out, "figures", "beam_residual_history.png")))
+        self.assertFalse(os.path.exists(os.path.join(self.out, "figures", "beam_errors.png")))
+
+    def test_missing_summary_names_the_directory(self):
+        broken = os.path.join(self.tmp.name, "not_a_run")
+        write(os.path.join(broken, "iterations.csv"), CSV_HEADER + "1,0,0,1,1,0,0\n")
+        result = self.generate(self.run_a, broken)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn(broken, result.stderr)
+        self.assertIn("summary.json", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "report.html")))
+
+    def test_malformed_iterations_csv_names_the_file(self):
+        write(os.path.join(self.run_b, "iterations.csv"), "step,iteration\n1,0\n")
+        result = self.generate(self.run_a, self.run_b)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn(os.path.join(self.run_b, "iterations.csv"), result.stderr)
+        self.assertIn("relative_residual", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,62 @@
+#pragma once
+// A validation case: a scene, the solvers it is run with, and the metrics that judge a run,
+// each with a tolerance justified by a measured run written beside it in the case file
+// (STYLE.md 6). Cases live in validation/cases/*.json; docs/validation.md has the format.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "validation/runner.hpp"
+
+namespace pbdlab {
+
+struct MetricSpec {
+  std::string name;
+  // "probe_error": |u_probe[component] - expected| (relative to |expected| if `relative`);
+  // "final_relative_residual": the last step's relative residual;
+  // "volume_ratio_error": |V(x) / V(X) - expected| (expected defaults to 1);
+  // "reference_max_error" / "reference_rms_error": max / RMS over the nodes of |x - x_ref|,
+  //   x_ref the Newton solution of the same scene, divided by the reference's max displacement.
+  std::string type;
+  std::string probe;
+  int component = -1;  // probe_error: 0, 1, 2, or -1 for the displacement's norm
+  std::optional<double> expected;
+  bool relative = true;
+  double tolerance = 0.0;
+  std::string measured;  // the run that justified the tolerance (free text, required)
+};
+
+struct ValidationCase {
+  std::string path;  // the case file
+  std::string name;
+  std::string description;
+  std::string label = "fast";  // "fast": plain ctest and `pbdlab validate`; "full": on request
+  std::string scene_path;      // resolved against the case file's folder
+  std::vector<std::string> solvers;  // default: every registered solver that accepts the scene
+  nlohmann::json solver_options = nlohmann::json::object();  // per solver name
+  std::vector<MetricSpec> metrics;
+};
+
+// Reads and checks a case file (InputError naming the file and field).
+ValidationCase loadValidationCase(const std::string& path);
+// Every *.json case under `folder`, sorted by name.
+std::vector<ValidationCase> loadValidationCases(const std::string& folder);
+
+struct CaseRunResult {
+  nlohmann::json metrics;  // the metrics.json written into the run folder
+  bool passed = false;
+};
+
+// Runs `solver` on the case's scene into `run_dir` (iterations.csv, summary.json, .vtu,
+// metrics.json). `reference_dir` holds the Newton solution of the case's scene, computed
+// once and reused (reference_*_error metrics need it).
+CaseRunResult runValidationCase(const ValidationCase& validation_case, const std::string& solver,
+                                const std::string& run_dir, const std::string& reference_dir, bool progress,
+                                int max_iterations = 0);  // > 0: overrides the scene's budget
+
+// Iterations and solver seconds until the relative residual first reaches each threshold in
+// the rows of one step (-1 where it never does).
+nlohmann::json convergenceSummary(const std::vector<IterationRow>& rows, const std::vector<double>& thresholds);
+
+}  // namespace pbdlab
