@@ -36,20 +36,22 @@ double numberField(const json& value, const std::string& file, const std::string
 MetricSpec parseMetric(const json& value, const std::string& file, const std::string& at) {
   if (!value.is_object()) throw InputError(file, at, "must be an object");
   static const std::vector<std::string> kKeys = {"name", "type", "probe", "component", "expected",
-                                                 "relative", "tolerance", "measured"};
+                                                 "relative", "tolerance", "measured", "reference_scene"};
   for (const auto& [key, unused] : value.items())
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
       throw InputError(file, at + "/" + key, "unknown key of a metric");
   MetricSpec metric;
   metric.name = stringField(required(value, "name", file, at), file, at + "/name");
   metric.type = stringField(required(value, "type", file, at), file, at + "/type");
-  static const std::vector<std::string> kTypes = {"probe_error", "final_relative_residual", "volume_ratio_error",
-                                                  "reference_max_error", "reference_rms_error"};
+  static const std::vector<std::string> kTypes = {"probe_error",         "final_relative_residual",
+                                                  "volume_ratio_error",  "reference_max_error",
+                                                  "reference_rms_error", "mesh_reference_max_error",
+                                                  "mesh_reference_l2_error"};
   if (std::find(kTypes.begin(), kTypes.end(), metric.type) == kTypes.end())
     throw InputError(file, at + "/type",
                      "unknown metric type '" + metric.type +
                          "' (known: probe_error, final_relative_residual, volume_ratio_error, reference_max_error, "
-                         "reference_rms_error)");
+                         "reference_rms_error, mesh_reference_max_error, mesh_reference_l2_error)");
   metric.tolerance = numberField(required(value, "tolerance", file, at), file, at + "/tolerance");
   metric.measured = stringField(required(value, "measured", file, at), file, at + "/measured");
   if (value.contains("expected")) metric.expected = numberField(value["expected"], file, at + "/expected");
@@ -66,6 +68,14 @@ MetricSpec parseMetric(const json& value, const std::string& file, const std::st
         throw InputError(file, at + "/component", "must be 0, 1, 2 or -1 (the norm)");
       metric.component = value["component"].get<int>();
     }
+  }
+  if (metric.type.rfind("mesh_reference_", 0) == 0) {
+    metric.reference_scene = (fs::path(file).parent_path() /
+                              stringField(required(value, "reference_scene", file, at), file, at + "/reference_scene"))
+                                 .lexically_normal()
+                                 .string();
+    if (!fs::exists(metric.reference_scene))
+      throw InputError(file, at + "/reference_scene", "no such scene file: " + metric.reference_scene);
   }
   return metric;
 }
@@ -211,6 +221,26 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
     } else if (metric.type == "volume_ratio_error") {
       const double ratio = deformedVolume(problem, x) / deformedVolume(problem, problem.mesh.restPositionsFlat());
       value = std::abs(ratio - metric.expected.value_or(1.0));
+    } else if (metric.type.rfind("mesh_reference_", 0) == 0) {
+      const Scene reference_scene = loadScene(metric.reference_scene);
+      const std::string folder =
+          (fs::path(reference_dir).parent_path() / ("scene_" + reference_scene.name)).string();
+      const Positions x_ref = referenceSolution(validation_case, reference_scene, folder);
+      const Mesh& reference_mesh = reference_scene.problem.mesh;
+      const VecX u_ref = x_ref - reference_mesh.restPositionsFlat();
+      const VecX volumes = lumpedNodeMasses(reference_mesh, std::vector<double>(reference_mesh.numElements(), 1.0));
+      const FieldSampler sampler(problem.mesh);
+      double max_error = 0.0, weighted = 0.0, total_volume = 0.0, max_reference = 0.0;
+      for (int i = 0; i < reference_mesh.numNodes(); ++i) {
+        const Vec3 u_ref_i = u_ref.segment<3>(3 * i);
+        const double e = (sampler.sample(displacement, reference_mesh.restPosition(i)) - u_ref_i).norm();
+        max_error = std::max(max_error, e);
+        weighted += volumes[i] * e * e;
+        total_volume += volumes[i];
+        max_reference = std::max(max_reference, u_ref_i.norm());
+      }
+      value = metric.type == "mesh_reference_max_error" ? max_error : std::sqrt(weighted / total_volume);
+      if (metric.relative && max_reference > 0.0) value /= max_reference;
     } else {  // reference_max_error, reference_rms_error
       if (!reference) reference = referenceSolution(validation_case, scene, reference_dir);
       const VecX difference = x - *reference;

@@ -17,8 +17,13 @@ struct MetricSpec {
   // "final_relative_residual": the last step's relative residual;
   // "volume_ratio_error": |V(x) / V(X) - expected| (expected defaults to 1);
   // "reference_max_error" / "reference_rms_error": max / RMS over the nodes of |x - x_ref|,
-  //   x_ref the Newton solution of the same scene, divided by the reference's max displacement.
+  //   x_ref the Newton solution of the same scene, divided by the reference's max displacement;
+  // "mesh_reference_max_error" / "mesh_reference_l2_error": the same against the Newton
+  //   solution of another scene (`reference_scene`, usually a finer mesh of the same problem):
+  //   this run's displacement is sampled at the reference's nodes; L2 is volume-weighted
+  //   (lumped nodal volumes of the reference mesh), sqrt(sum V_i |e_i|^2 / sum V_i).
   std::string type;
+  std::string reference_scene;  // resolved against the case file's folder
   std::string probe;
   int component = -1;  // probe_error: 0, 1, 2, or -1 for the displacement's norm
   std::optional<double> expected;

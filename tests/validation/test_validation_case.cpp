@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
 #include "validation/validation_case.hpp"
@@ -55,6 +56,32 @@ TEST(ValidationCase, BadFilesNameTheField) {
               "/label");
   expectField("{" + base + R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x", "tolerence": 2}]})",
               "/metrics/0/tolerence");
+}
+
+// Against the Newton solution of the same scene on the same mesh, the sampled comparison is
+// exact; the metric must then be at round-off, and a coarser mesh must give a larger error.
+TEST(ValidationCase, MeshReferenceErrorIsZeroAgainstItselfAndGrowsOnACoarserMesh) {
+  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
+  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_mesh_reference";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  nlohmann::json coarse = nlohmann::json::parse(std::ifstream(scene));
+  coarse["name"] = "sagging_block_coarse";
+  coarse["mesh"]["cells"] = {2, 1, 1};
+  std::ofstream(folder / "coarse.json") << coarse.dump();
+  const std::string metric = R"({"name": "l2", "type": "mesh_reference_l2_error", "reference_scene": ")" + scene +
+                             R"(", "tolerance": 1, "measured": "test"})";
+  for (const std::string& which : {std::string(scene), (folder / "coarse.json").string()}) {
+    const std::string text = R"({"name": "c", "scene": ")" + which + R"(", "solvers": ["newton"], "metrics": [)" + metric + "]}";
+    std::ofstream(folder / "case.json") << text;
+    const ValidationCase c = loadValidationCase((folder / "case.json").string());
+    const CaseRunResult result =
+        runValidationCase(c, "newton", (folder / "run").string(), (folder / "references" / "c").string(), false);
+    const double value = result.metrics["metrics"][0]["value"].get<double>();
+    if (which == scene) EXPECT_LT(value, 1e-9);
+    else EXPECT_GT(value, 1e-3);
+  }
+  fs::remove_all(folder);
 }
 
 TEST(ValidationCase, ConvergenceSummaryFindsTheFirstIterationBelowEachThreshold) {
