@@ -36,7 +36,8 @@ double numberField(const json& value, const std::string& file, const std::string
 MetricSpec parseMetric(const json& value, const std::string& file, const std::string& at) {
   if (!value.is_object()) throw InputError(file, at, "must be an object");
   static const std::vector<std::string> kKeys = {"name", "type", "probe", "component", "expected",
-                                                 "relative", "tolerance", "measured", "reference_scene"};
+                                                 "relative", "tolerance", "measured", "reference_scene",
+                                                 "axis_point", "radius", "sections"};
   for (const auto& [key, unused] : value.items())
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
       throw InputError(file, at + "/" + key, "unknown key of a metric");
@@ -46,12 +47,13 @@ MetricSpec parseMetric(const json& value, const std::string& file, const std::st
   static const std::vector<std::string> kTypes = {"probe_error",         "final_relative_residual",
                                                   "volume_ratio_error",  "reference_max_error",
                                                   "reference_rms_error", "mesh_reference_max_error",
-                                                  "mesh_reference_l2_error"};
+                                                  "mesh_reference_l2_error", "torsion_angle_deviation"};
   if (std::find(kTypes.begin(), kTypes.end(), metric.type) == kTypes.end())
     throw InputError(file, at + "/type",
                      "unknown metric type '" + metric.type +
                          "' (known: probe_error, final_relative_residual, volume_ratio_error, reference_max_error, "
-                         "reference_rms_error, mesh_reference_max_error, mesh_reference_l2_error)");
+                         "reference_rms_error, mesh_reference_max_error, mesh_reference_l2_error, "
+                         "torsion_angle_deviation)");
   metric.tolerance = numberField(required(value, "tolerance", file, at), file, at + "/tolerance");
   metric.measured = stringField(required(value, "measured", file, at), file, at + "/measured");
   if (value.contains("expected")) metric.expected = numberField(value["expected"], file, at + "/expected");
@@ -68,6 +70,17 @@ MetricSpec parseMetric(const json& value, const std::string& file, const std::st
         throw InputError(file, at + "/component", "must be 0, 1, 2 or -1 (the norm)");
       metric.component = value["component"].get<int>();
     }
+  }
+  if (metric.type == "torsion_angle_deviation") {
+    const json& point = required(value, "axis_point", file, at);
+    if (!point.is_array() || point.size() != 3) throw InputError(file, at + "/axis_point", "must be 3 numbers");
+    for (int k = 0; k < 3; ++k) metric.axis_point[k] = numberField(point[k], file, at + "/axis_point/" + std::to_string(k));
+    metric.radius = numberField(required(value, "radius", file, at), file, at + "/radius");
+    if (!(metric.radius > 0)) throw InputError(file, at + "/radius", "must be > 0");
+    const json& sections = required(value, "sections", file, at);
+    if (!sections.is_number_integer() || sections.get<int>() < 3)
+      throw InputError(file, at + "/sections", "must be an integer >= 3");
+    metric.sections = sections.get<int>();
   }
   if (metric.type.rfind("mesh_reference_", 0) == 0) {
     metric.reference_scene = (fs::path(file).parent_path() /
@@ -117,6 +130,33 @@ Positions referenceSolution(const ValidationCase& validation_case, const Scene& 
 }
 
 }  // namespace
+
+// Rotation angle about the x axis of each section's probe point (unwrapped along x, starting
+// from the x-min section), minus the straight line between the two end sections.
+double torsionAngleDeviationDegrees(const Mesh& mesh, const VecX& displacement, const MetricSpec& metric) {
+  const double x_min = mesh.rest_positions.col(0).minCoeff(), x_max = mesh.rest_positions.col(0).maxCoeff();
+  const FieldSampler sampler(mesh);
+  std::vector<double> angles;
+  for (int k = 0; k < metric.sections; ++k) {
+    const double x = x_min + (x_max - x_min) * k / (metric.sections - 1);
+    const Vec3 rest(x, metric.axis_point.y() + metric.radius, metric.axis_point.z());
+    const Vec3 deformed = rest + sampler.sample(displacement, rest);
+    const double raw = std::atan2(deformed.z() - metric.axis_point.z(), deformed.y() - metric.axis_point.y());
+    if (angles.empty()) {
+      angles.push_back(raw);
+    } else {  // unwrap: sections are close enough that neighbours differ by less than pi
+      double step = raw - std::remainder(angles.back(), 2 * M_PI);
+      step = std::remainder(step, 2 * M_PI);
+      angles.push_back(angles.back() + step);
+    }
+  }
+  double deviation = 0.0;
+  for (int k = 0; k < metric.sections; ++k) {
+    const double linear = angles.front() + (angles.back() - angles.front()) * k / (metric.sections - 1);
+    deviation = std::max(deviation, std::abs(angles[k] - linear));
+  }
+  return deviation * 180.0 / M_PI;
+}
 
 ValidationCase loadValidationCase(const std::string& path) {
   std::ifstream in(path);
@@ -221,6 +261,9 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
     } else if (metric.type == "volume_ratio_error") {
       const double ratio = deformedVolume(problem, x) / deformedVolume(problem, problem.mesh.restPositionsFlat());
       value = std::abs(ratio - metric.expected.value_or(1.0));
+    } else if (metric.type == "torsion_angle_deviation") {
+      value = torsionAngleDeviationDegrees(problem.mesh, displacement, metric);
+      unit = "degrees";
     } else if (metric.type.rfind("mesh_reference_", 0) == 0) {
       const Scene reference_scene = loadScene(metric.reference_scene);
       const std::string folder =

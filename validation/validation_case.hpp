@@ -22,8 +22,15 @@ struct MetricSpec {
   //   solution of another scene (`reference_scene`, usually a finer mesh of the same problem):
   //   this run's displacement is sampled at the reference's nodes; L2 is volume-weighted
   //   (lumped nodal volumes of the reference mesh), sqrt(sum V_i |e_i|^2 / sum V_i).
+  // "torsion_angle_deviation": the high-order paper's Fig. 5 measure: the rotation angle of
+  //   `sections` cross-sections along the x axis (of the point at `radius` from the axis through
+  //   `axis_point`, in the +y direction), minus the linear interpolation between the
+  //   sections at x-min and x-max; the largest absolute deviation, in degrees.
   std::string type;
   std::string reference_scene;  // resolved against the case file's folder
+  Vec3 axis_point = Vec3::Zero();
+  double radius = 0.0;
+  int sections = 0;
   std::string probe;
   int component = -1;  // probe_error: 0, 1, 2, or -1 for the displacement's norm
   std::optional<double> expected;
@@ -59,6 +66,9 @@ struct CaseRunResult {
 CaseRunResult runValidationCase(const ValidationCase& validation_case, const std::string& solver,
                                 const std::string& run_dir, const std::string& reference_dir, bool progress,
                                 int max_iterations = 0);  // > 0: overrides the scene's budget
+
+// The torsion_angle_deviation metric of a displacement field (degrees).
+double torsionAngleDeviationDegrees(const Mesh& mesh, const VecX& displacement, const MetricSpec& metric);
 
 // Iterations and solver seconds until the relative residual first reaches each threshold in
 // the rows of one step (-1 where it never does).

@@ -5,7 +5,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include <Eigen/Geometry>
+
 #include "core/input_error.hpp"
+#include "meshes/box_mesh.hpp"
 #include "validation/validation_case.hpp"
 
 namespace pbdlab {
@@ -82,6 +85,30 @@ TEST(ValidationCase, MeshReferenceErrorIsZeroAgainstItselfAndGrowsOnACoarserMesh
     else EXPECT_GT(value, 1e-3);
   }
   fs::remove_all(folder);
+}
+
+// A twist linear in x has no deviation; adding 0.1 rad sin(pi x / L) gives 0.1 rad at mid-span
+// (5.73 degrees), also through a 180-degree total twist (the angles must unwrap).
+TEST(ValidationCase, TorsionAngleDeviationOfKnownFields) {
+  BoxMeshRecipe recipe;
+  recipe.size = Vec3(4, 1, 1);
+  recipe.cells = {16, 4, 4};
+  const Mesh mesh = makeBoxMesh(recipe);
+  MetricSpec metric;
+  metric.type = "torsion_angle_deviation";
+  metric.axis_point = Vec3(0, 0.5, 0.5);
+  metric.radius = 0.5;
+  metric.sections = 17;
+  for (double bump : {0.0, 0.1}) {
+    VecX u(3 * mesh.numNodes());
+    for (int i = 0; i < mesh.numNodes(); ++i) {
+      const Vec3 X = mesh.restPosition(i);
+      const double angle = M_PI * X.x() / 4 + bump * std::sin(M_PI * X.x() / 4);
+      const Vec3 centre(X.x(), 0.5, 0.5);
+      u.segment<3>(3 * i) = centre + Eigen::AngleAxisd(angle, Vec3::UnitX()) * (X - centre) - X;
+    }
+    EXPECT_NEAR(torsionAngleDeviationDegrees(mesh, u, metric), bump * 180 / M_PI, 1e-9);
+  }
 }
 
 TEST(ValidationCase, ConvergenceSummaryFindsTheFirstIterationBelowEachThreshold) {
