@@ -39,16 +39,15 @@ void NewtonSolver::setup(const Problem& problem) {
   cholesky_.analyzePattern(hessian_->pattern());  // symbolic analysis, once per topology
 }
 
-double NewtonSolver::factor(HessianKind kind, double initial_shift) {
-  (void)kind;
+bool NewtonSolver::factorUnshifted() {
+  cholesky_.factorize(hessian_->matrix());
+  return cholesky_.info() == Eigen::Success;
+}
+
+double NewtonSolver::factorShifted(double first_shift) {
+  // Shift by growing multiples of the mean diagonal until the factorization succeeds.
   const SparseMatrix& H = hessian_->matrix();
-  if (initial_shift == 0.0) {
-    cholesky_.factorize(H);
-    if (cholesky_.info() == Eigen::Success) return 0.0;
-  }
-  // Shift by a multiple of the mean diagonal until the factorization succeeds.
-  const double mean_diagonal = H.diagonal().cwiseAbs().mean();
-  double shift = initial_shift > 0.0 ? initial_shift : 1e-8 * mean_diagonal;
+  double shift = first_shift > 0.0 ? first_shift : 1e-8 * H.diagonal().cwiseAbs().mean();
   for (int attempt = 0; attempt < 40; ++attempt, shift *= 10.0) {
     shifted_ = H;
     for (int i = 0; i < shifted_.rows(); ++i) shifted_.coeffRef(i, i) += shift;
@@ -77,29 +76,29 @@ void NewtonSolver::advance(const StepObjective& objective, State& state, StepMon
     hessian_->assemble(objective, x, kind);
     double assembly_seconds = secondsSince(assembly_start);
 
-    // Factor; fall back to the projected Hessian, then to a shift (see the header).
+    // Factor; fall back to the projected Hessian, then to a shift (see the header). A failed
+    // true factorization goes straight to the projection: shifting an indefinite true Hessian
+    // first would cost a factorization per tried shift.
     const Clock::time_point factor_start = Clock::now();
-    double shift = factor(kind, 0.0);
     VecX d;
-    auto solveDirection = [&]() { d = -cholesky_.solve(g_free); };
-    if (shift == 0.0) solveDirection();
+    auto solveIsDescent = [&]() {
+      d = -cholesky_.solve(g_free);
+      return g_free.dot(d) < 0.0;
+    };
+    bool descent = factorUnshifted() && solveIsDescent();
     const bool may_project = options_.hessian == NewtonOptions::Hessian::kAuto && kind == HessianKind::kTrue;
-    if (may_project && (shift != 0.0 || !(g_free.dot(d) < 0.0))) {
+    if (!descent && may_project) {
       const Clock::time_point reassembly = Clock::now();
       kind = HessianKind::kProjected;
       hessian_->assemble(objective, x, kind);
       assembly_seconds += secondsSince(reassembly);
-      shift = factor(kind, 0.0);
-      if (shift == 0.0) solveDirection();
+      descent = factorUnshifted() && solveIsDescent();
     }
-    if (shift != 0.0 || !(g_free.dot(d) < 0.0)) {
-      double try_shift = shift > 0.0 ? shift : 1e-8 * hessian_->matrix().diagonal().cwiseAbs().mean();
-      do {
-        shift = factor(kind, try_shift);
-        if (!std::isfinite(shift)) break;
-        solveDirection();
-        try_shift = 10.0 * shift;
-      } while (!(g_free.dot(d) < 0.0));
+    double shift = 0.0;
+    for (double try_shift = 0.0; !descent; try_shift = 10.0 * shift) {
+      shift = factorShifted(try_shift);
+      if (!std::isfinite(shift)) break;
+      descent = solveIsDescent();
     }
     const double factor_seconds = secondsSince(factor_start);  // factor(s) and solve(s)
     if (!std::isfinite(shift) || !d.allFinite()) {

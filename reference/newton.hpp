@@ -45,9 +45,9 @@ class NewtonSolver : public Solver {
   const NewtonOptions& options() const { return options_; }
 
  private:
-  // Factors the Hessian of the given kind, shifting its diagonal until CHOLMOD succeeds.
-  // Returns the shift used.
-  double factor(HessianKind kind, double initial_shift);
+  // CHOLMOD factorizations of the assembled Hessian, as is or with a shifted diagonal.
+  bool factorUnshifted();                       // true when the Hessian is positive definite
+  double factorShifted(double first_shift);    // the shift that made it so (inf: none did)
 
   NewtonOptions options_;
   const Problem* problem_ = nullptr;
