@@ -198,6 +198,10 @@ int main(int argc, char** argv) {
   validate->add_option("--out", validate_out, "Output folder (default runs/validation)");
   validate->add_option("--cases", cases_dir, "Folder of case files (default: the project's validation/cases)");
   validate->add_flag("--no-report", no_report, "Skip the HTML/Markdown report");
+  std::string references_dir;
+  validate->add_option("--references", references_dir,
+                       "Folder of the cached Newton reference solutions (default OUT/references); point it at another "
+                       "validate output made from the same case files to reuse its references");
   int validate_max_iterations = 0;
   validate->add_option("--max-iterations", validate_max_iterations,
                        "Override every scene's iteration budget (e.g. 2, to see compare catch a degraded run)")
@@ -237,7 +241,7 @@ int main(int argc, char** argv) {
     if (*run) return runCommand(scene_path, solver, out_dir);
     if (*mesh) return meshCommand(recipe, mesh_out, no_cache, as_json);
     if (*validate) return pbdlab::cli::validateCommand(label, validate_solver, validate_out, cases_dir, !no_report,
-                                                      validate_max_iterations);
+                                                      validate_max_iterations, references_dir);
     if (*compare) return pbdlab::cli::compareCommand(baseline_dir, current_dir, margin, time_threshold);
     if (*report) return pbdlab::cli::reportCommand(report_runs, report_out);
     if (*table) {

@@ -53,7 +53,8 @@ int reportCommand(const std::vector<std::string>& run_dirs, const std::string& o
 }
 
 int validateCommand(const std::string& label, const std::string& solver_filter, const std::string& out_dir,
-                    const std::string& cases_dir, bool make_report, int max_iterations) {
+                    const std::string& cases_dir, bool make_report, int max_iterations,
+                    const std::string& references_dir) {
   std::vector<ValidationCase> cases;
   for (ValidationCase& c : loadValidationCases(cases_dir))
     if (label == "full" || c.label == label) cases.push_back(std::move(c));
@@ -71,7 +72,8 @@ int validateCommand(const std::string& label, const std::string& solver_filter, 
     for (const std::string& solver : c.solvers) {
       if (!solver_filter.empty() && solver != solver_filter) continue;
       const std::string run_dir = (fs::path(out_dir) / "runs" / c.name / solver).string();
-      const std::string reference_dir = (fs::path(out_dir) / "references" / c.name).string();
+      const fs::path references_root = references_dir.empty() ? fs::path(out_dir) / "references" : fs::path(references_dir);
+      const std::string reference_dir = (references_root / c.name).string();
       const CaseRunResult result = runValidationCase(c, solver, run_dir, reference_dir, false, max_iterations);
       std::string values;
       for (const auto& metric : result.metrics["metrics"])

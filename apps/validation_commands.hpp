@@ -9,7 +9,8 @@ namespace pbdlab::cli {
 // max_iterations > 0 overrides every scene's iteration budget (e.g. to check that compare
 // catches a Newton capped at 2 iterations).
 int validateCommand(const std::string& label, const std::string& solver_filter, const std::string& out_dir,
-                    const std::string& cases_dir, bool make_report, int max_iterations = 0);
+                    const std::string& cases_dir, bool make_report, int max_iterations = 0,
+                    const std::string& references_dir = "");  // empty: OUT/references
 int compareCommand(const std::string& baseline, const std::string& current, double margin,
                    std::optional<double> time_threshold);
 // Regenerates benchmarks/tables/ID.json (ours beside theirs) as Markdown; `list` shows all.

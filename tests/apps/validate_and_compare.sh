@@ -8,7 +8,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$pbdlab" validate --label fast --out "$work/baseline" --no-report || { echo "FAIL: the fast tier does not pass"; exit 1; }
 "$pbdlab" compare "$work/baseline" "$work/baseline" > "$work/same.txt" || { echo "FAIL: compare of a folder with itself"; cat "$work/same.txt"; exit 1; }
-"$pbdlab" validate --label fast --solver newton --max-iterations 2 --out "$work/degraded" --no-report
+"$pbdlab" validate --label fast --solver newton --max-iterations 2 --out "$work/degraded" --no-report \
+  --references "$work/baseline/references"
 [[ $? == 4 ]] || { echo "FAIL: Newton capped at 2 iterations should fail a metric (exit 4)"; exit 1; }
 "$pbdlab" compare "$work/baseline" "$work/degraded" > "$work/degraded.txt"
 status=$?
