@@ -34,6 +34,7 @@ REQUIRED_COLUMNS = ("step", "iteration", "solver_seconds", "relative_residual")
 # Beyond this ratio between the slowest and the fastest run, a linear axis squeezes the fast
 # runs against zero, so iterations and seconds go on a logarithmic axis instead.
 SPREAD_FOR_LOG_AXIS = 20.0
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
 class ReportError(Exception):
@@ -117,6 +118,7 @@ def load_run(run_dir):
     return {
         "dir": run_dir,
         "case": str(metrics.get("case") or summary.get("scene") or os.path.basename(os.path.normpath(run_dir))),
+        "series": str(metrics["series"]) if metrics.get("series") else None,
         "label": str(metrics.get("label") or default_label(summary, run_dir)),
         "summary": summary,
         "rows": rows,
@@ -124,6 +126,7 @@ def load_run(run_dir):
         "metrics": [m for m in metrics.get("metrics", []) if isinstance(m, dict)],
         "convergence": metrics.get("convergence") if isinstance(metrics.get("convergence"), dict) else None,
         "nodes": obj(summary.get("mesh")).get("nodes"),
+        "mesh": obj(summary.get("mesh")),
         "solver_seconds": seconds,
         "environment": obj(summary.get("environment")),
     }
@@ -142,6 +145,15 @@ def group_by_case(runs):
             if counts[run["label"]] > 1:
                 run["label"] = f"{run['label']} ({os.path.basename(os.path.normpath(run['dir']))})"
     return cases
+
+
+def group_by_series(runs):
+    """Series in the order they first appear; runs without a series are left out."""
+    series = OrderedDict()
+    for run in runs:
+        if run["series"]:
+            series.setdefault(run["series"], []).append(run)
+    return series
 
 
 # ----------------------------------------------------------------------------- derived data
@@ -206,6 +218,27 @@ def convergence_row(run, step):
             cells.append(first_reaching(rows, t))
             sources.add("iterations.csv")
     return cells, " + ".join(sorted(sources))
+
+
+def element_label(run):
+    """The mesh's element type and order (summary.json's mesh), which tell a series' lines apart."""
+    kind, order = run["mesh"].get("element_type"), run["mesh"].get("order")
+    if kind and is_number(order):
+        return f"{kind} (order {order})"
+    if kind:
+        return str(kind)
+    return f"order {order}" if is_number(order) else "element type unknown"
+
+
+def error_metric_names(runs):
+    """Metrics named *error*, the ones plotted, in sorted order."""
+    return sorted({m["name"] for r in runs for m in r["metrics"]
+                   if isinstance(m.get("name"), str) and "error" in m["name"]})
+
+
+def metric_value(run, name):
+    """The first value recorded for the metric `name` (None when the run has no such metric)."""
+    return next((m.get("value") for m in run["metrics"] if m.get("name") == name), None)
 
 
 def is_number(x):
@@ -277,10 +310,10 @@ def slug(text):
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "case"
 
 
-def colors_for(case_runs):
-    """One colour per run, the same in every figure of the case."""
+def colors_for(labels):
+    """One colour per label (a run, or a series' line), the same in every figure of the group."""
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    return {run["label"]: cycle[i % len(cycle)] for i, run in enumerate(case_runs)}
+    return {label: cycle[i % len(cycle)] for i, label in enumerate(labels)}
 
 
 def spread_is_large(values):
@@ -403,11 +436,9 @@ def final_residual_figure(case, case_runs, colors, figures_dir):
 def error_figure(case, case_runs, colors, figures_dir):
     """Work-precision (error vs solver time) and resolution (error vs node count) views of every
     metric named *error*; colour tells the run, marker shape tells the metric."""
-    names = sorted({m["name"] for r in case_runs for m in r["metrics"]
-                    if isinstance(m.get("name"), str) and "error" in m["name"]})
+    names = error_metric_names(case_runs)
     if not names:
         return None
-    markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
     fig, (ax_t, ax_n) = plt.subplots(1, 2, figsize=(13, 4.6), sharey=True)
     shown, hidden = set(), 0
     for run in case_runs:
@@ -418,7 +449,7 @@ def error_figure(case, case_runs, colors, figures_dir):
             if not is_number(value) or not math.isfinite(value) or value <= 0:
                 hidden += 1
                 continue
-            style = dict(ls="none", ms=8, marker=markers[names.index(m["name"]) % len(markers)],
+            style = dict(ls="none", ms=8, marker=MARKERS[names.index(m["name"]) % len(MARKERS)],
                          color=colors[run["label"]], alpha=0.85)
             for ax, x in ((ax_t, run["solver_seconds"]), (ax_n, run["nodes"])):
                 if is_number(x) and x > 0:
@@ -439,7 +470,7 @@ def error_figure(case, case_runs, colors, figures_dir):
     run_handles = [Line2D([], [], ls="none", marker="o", ms=8, color=colors[r["label"]], label=r["label"])
                    for r in case_runs if any(lbl == r["label"] for lbl, _ in shown)]
     units = {m.get("name"): m.get("unit") for r in case_runs for m in r["metrics"] if m.get("unit")}
-    metric_handles = [Line2D([], [], ls="none", marker=markers[i % len(markers)], ms=8, color="0.3",
+    metric_handles = [Line2D([], [], ls="none", marker=MARKERS[i % len(MARKERS)], ms=8, color="0.3",
                              label=f"{n} [{units[n]}]" if n in units else n)
                       for i, n in enumerate(names) if any(n == mn for _, mn in shown)]
     for ax in (ax_t, ax_n):
@@ -455,6 +486,58 @@ def error_figure(case, case_runs, colors, figures_dir):
     if hidden:
         caption += f" {hidden} value(s) that are zero or not finite cannot be drawn on a log axis (see the table)."
     return Figure(name, f"{case}: error metrics", caption, save_figure(fig, figures_dir, name))
+
+
+def series_line(run):
+    """A series' line: runs on the same element type and order with the same run label."""
+    return f"{element_label(run)} · {run['label']}"
+
+
+def series_figures(series, series_runs, figures_dir):
+    """Per metric named *error*: its value against node count, one line per element type and run,
+    so the rate at which each discretisation converges under refinement can be read off."""
+    lines = list(OrderedDict.fromkeys(series_line(r) for r in series_runs))
+    colors = colors_for(lines)
+    # Marker shape tells the element type, so lines of one discretisation look alike.
+    elements = list(OrderedDict.fromkeys(element_label(r) for r in series_runs))
+    markers = {series_line(r): MARKERS[elements.index(element_label(r)) % len(MARKERS)] for r in series_runs}
+    figures = []
+    for name in error_metric_names(series_runs):
+        points = [(r["nodes"], metric_value(r, name), series_line(r)) for r in series_runs]
+        points = [p for p in points if is_number(p[0]) and p[0] > 0 and is_number(p[1])]
+        if len({p[0] for p in points}) < 2:
+            continue  # a single mesh size has no trend to show
+        fig, ax = plt.subplots(figsize=(7.5, 4.6))
+        hidden = 0
+        for line in lines:
+            data = sorted((p[0], p[1]) for p in points if p[2] == line)
+            xs, ys = positive_pairs([d[0] for d in data], [d[1] for d in data])
+            hidden += len(data) - len(xs)
+            if xs:
+                ax.plot(xs, ys, marker=markers[line], ms=6, color=colors[line], label=line)
+        if not ax.lines:
+            plt.close(fig)
+            continue
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.25)
+        for axis in (ax.xaxis, ax.yaxis):
+            label_short_log_axis(axis)
+        unit = next((m.get("unit") for r in series_runs for m in r["metrics"]
+                     if m.get("name") == name and m.get("unit")), None)
+        ax.set_xlabel("mesh nodes (midside nodes included)")
+        ax.set_ylabel(f"{name} [{unit}]" if unit else name)
+        ax.set_title(f"{series}: {name} vs node count")
+        ax.legend(title="element type · run", fontsize=8, loc="best")
+        fig.tight_layout()
+        figure_name = f"series_{slug(series)}_{slug(name)}"
+        caption = (f"{name} (log) against the mesh's node count (log), one line per element type and run, "
+                   "points in node order.")
+        if hidden:
+            caption += f" {hidden} value(s) that are zero or not finite cannot be drawn on a log axis (see the table)."
+        figures.append(Figure(figure_name, f"{series}: {name} vs node count", caption,
+                              save_figure(fig, figures_dir, figure_name)))
+    return figures
 
 
 # ----------------------------------------------------------------------------- tables
@@ -492,6 +575,18 @@ def convergence_table(cases, step):
             cells, source = convergence_row(r, s)
             rows.append([case, r["label"], fmt_number(s)] + [fmt_number(c[0]) for c in cells]
                         + [fmt_number(c[1]) for c in cells] + [source])
+    return header, rows
+
+
+def series_table(series_runs):
+    """Every run of a series, coarsest mesh first, with the value of each of its metrics."""
+    names = list(OrderedDict.fromkeys(m["name"] for r in series_runs for m in r["metrics"]
+                                      if isinstance(m.get("name"), str)))
+    header = ["case", "mesh source", "element type", "nodes", "run"] + names
+    ordered = sorted(series_runs, key=lambda r: (r["nodes"] if is_number(r["nodes"]) else math.inf, r["case"],
+                                                 r["label"]))
+    rows = [[r["case"], fmt_number(r["mesh"].get("source")), element_label(r), fmt_number(r["nodes"]), r["label"]]
+            + [fmt_number(metric_value(r, n)) for n in names] for r in ordered]
     return header, rows
 
 
@@ -540,7 +635,7 @@ def md_table(header, rows):
     return "\n".join(lines) + "\n"
 
 
-def build_sections(cases, runs, figures, step):
+def build_sections(cases, runs, figures, series, series_figs, step):
     """The report as (heading, kind, content) items that both writers render the same way."""
     metric_rows = metric_table(cases)
     passed = sum(1 for row in metric_rows[1] if row[-1] == "PASS")
@@ -548,6 +643,19 @@ def build_sections(cases, runs, figures, step):
     items = [("Runs", "table", runs_table(cases))]
     for case in cases:
         items.append((f"Case {case}", "figures", figures.get(case, [])))
+    if series:
+        items.append(("Series", "text",
+                      "Validation cases that run one problem on different meshes share a series (the case file's "
+                      "`series`). Per metric named *error*: its value against the mesh's node count; each series "
+                      "also lists all of its runs' metrics."))
+    for name, series_runs in series.items():
+        cases_in = ", ".join(OrderedDict.fromkeys(r["case"] for r in series_runs))
+        items.append((None, "subheading", f"Series {name} (cases {cases_in})"))
+        if series_figs.get(name):
+            items.append((None, "figures", series_figs[name]))
+        else:
+            items.append((None, "text", "No figure: no metric named *error* has values on two or more node counts."))
+        items.append((None, "table", series_table(series_runs)))
     note = (f"{passed} passed, {failed} failed." if metric_rows[1]
             else "No run has a metrics.json (written by the validation runner); no metrics to show.")
     items.append(("Metrics", "text", note))
@@ -572,6 +680,8 @@ def render_html(items, generated):
             parts.append(html_table(*content))
         elif kind == "text":
             parts.append(f"<p>{html.escape(content)}</p>\n")
+        elif kind == "subheading":
+            parts.append(f"<h3>{html.escape(content)}</h3>\n")
         else:
             if not content:
                 parts.append("<p>No iteration data to plot.</p>\n")
@@ -593,6 +703,8 @@ def render_markdown(items, generated):
             parts.append("\n" + md_table(*content))
         elif kind == "text":
             parts.append(f"\n{content}\n")
+        elif kind == "subheading":
+            parts.append(f"\n### {content}\n")
         else:
             if not content:
                 parts.append("\nNo iteration data to plot.\n")
@@ -610,12 +722,14 @@ def make_report(run_dirs, out_dir, step=None):
     os.makedirs(figures_dir, exist_ok=True)
     figures = {}
     for case, case_runs in cases.items():
-        colors = colors_for(case_runs)
+        colors = colors_for([r["label"] for r in case_runs])
         made = [residual_history_figure(case, case_runs, step, colors, figures_dir),
                 final_residual_figure(case, case_runs, colors, figures_dir),
                 error_figure(case, case_runs, colors, figures_dir)]
         figures[case] = [f for f in made if f is not None]
-    items = build_sections(cases, runs, figures, step)
+    series = group_by_series(runs)
+    series_figs = {name: series_figures(name, series_runs, figures_dir) for name, series_runs in series.items()}
+    items = build_sections(cases, runs, figures, series, series_figs, step)
     generated = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     write_atomically(os.path.join(out_dir, "report.html"), render_html(items, generated).encode("utf-8"))
     write_atomically(os.path.join(out_dir, "report.md"), render_markdown(items, generated).encode("utf-8"))

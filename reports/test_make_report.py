@@ -4,6 +4,7 @@ Run with: /usr/bin/python3 -m unittest discover -s reports -p "test_*.py"
 The generator runs as a subprocess, as a user would run it, so its exit code and messages
 are what is checked.
 """
+import importlib.util
 import json
 import os
 import re
@@ -45,6 +46,23 @@ def iterations_csv(residuals_per_step, dt):
         for i, rel in enumerate(residuals):
             lines.append(f"{step},{i},{i * dt + 1e-6},{rel * 100},{rel},{-i},0\n")
     return "".join(lines)
+
+
+def series_run(root, case, series, element_type, order, nodes, errors):
+    """A validation run of one case of a mesh series: summary.json with the mesh's element type
+    and order, metrics.json with the series name and the given metric values."""
+    run_dir = os.path.join(root, case)
+    document = summary("newton", {}, nodes, 0.1, [(1, 1e-12, "converged")])
+    document["mesh"].update(source=f"box, {nodes} nodes", element_type=element_type, order=order)
+    write(os.path.join(run_dir, "summary.json"), json.dumps(document))
+    write(os.path.join(run_dir, "iterations.csv"), iterations_csv([[1, 1e-3, 1e-12]], 0.01))
+    metrics = [{"name": n, "value": v, "tolerance": 1, "unit": "relative"} for n, v in errors.items()]
+    metrics.append({"name": "final_relative_residual", "value": 1e-12, "tolerance": 1e-8})
+    document = {"case": case, "solver": "newton", "label": "newton", "metrics": metrics}
+    if series:
+        document["series"] = series
+    write(os.path.join(run_dir, "metrics.json"), json.dumps(document))
+    return run_dir
 
 
 class MakeReportTest(unittest.TestCase):
@@ -123,6 +141,71 @@ class MakeReportTest(unittest.TestCase):
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
             self.assertIn(f"](figures/{name}.png)", markdown)
         self.assertEqual([n for n in os.listdir(self.out) if ".tmp" in n], [])
+        # Runs without a series get no series section.
+        self.assertNotIn("Series", markdown)
+        self.assertEqual([n for n in os.listdir(figures) if n.startswith("series_")], [])
+
+    def series_runs(self):
+        """Three cases of series "bend" (two P1 meshes, one P2), given out of node order, and
+        "single", a series of one case."""
+        root = self.tmp.name
+        return [series_run(root, "bend_p1_fine", "bend", "tet4", 1, 225, {"l2_error": 0.05, "max_error": 0.08}),
+                series_run(root, "bend_p2_coarse", "bend", "tet10", 2, 153, {"l2_error": 0.01, "max_error": 0.02}),
+                series_run(root, "bend_p1_coarse", "bend", "tet4", 1, 45, {"l2_error": 0.2, "max_error": 0.3}),
+                series_run(root, "lonely", "single", "hex8", 1, 27, {"l2_error": 0.1})]
+
+    def test_series_figures_and_tables(self):
+        result = self.generate(*self.series_runs())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            markdown = f.read()
+        with open(os.path.join(self.out, "report.html"), encoding="utf-8") as f:
+            page = f.read()
+        figures = os.path.join(self.out, "figures")
+        # One figure per metric named *error*; a series of one mesh size gets none.
+        self.assertEqual(sorted(n for n in os.listdir(figures) if n.startswith("series_")),
+                         ["series_bend_l2_error.png", "series_bend_l2_error.svg",
+                          "series_bend_max_error.png", "series_bend_max_error.svg"])
+        for name in ("series_bend_l2_error", "series_bend_max_error"):
+            self.assertGreater(os.path.getsize(os.path.join(figures, f"{name}.png")), 1000)
+            self.assertIn(f"](figures/{name}.png)", markdown)
+        self.assertIn("### Series bend (cases bend_p1_fine, bend_p2_coarse, bend_p1_coarse)", markdown)
+        self.assertIn("<h3>Series single (cases lonely)</h3>", page)
+        self.assertIn("No figure", markdown)
+        # The series table lists the runs coarsest first, with every metric's value.
+        header = ("| case | mesh source | element type | nodes | run | l2_error | max_error "
+                  "| final_relative_residual |")
+        self.assertIn(header, markdown)
+        rows = ["| bend_p1_coarse | box, 45 nodes | tet4 (order 1) | 45 | newton | 0.2 | 0.3 | 1e-12 |",
+                "| bend_p2_coarse | box, 153 nodes | tet10 (order 2) | 153 | newton | 0.01 | 0.02 | 1e-12 |",
+                "| bend_p1_fine | box, 225 nodes | tet4 (order 1) | 225 | newton | 0.05 | 0.08 | 1e-12 |"]
+        positions = [markdown.find(row) for row in rows]
+        self.assertTrue(all(p > markdown.find(header) for p in positions), positions)
+        self.assertEqual(positions, sorted(positions))
+        self.assertIn("| lonely | box, 27 nodes | hex8 (order 1) | 27 | newton | 0.1 | 1e-12 |", markdown)
+        self.assertIn("<td>tet10 (order 2)</td>", page)
+
+    def test_series_points_are_in_node_order(self):
+        # In-process, to look at the plotted lines before the figure is saved and closed; only the
+        # series figures are drawn (matplotlib is slow on a busy machine).
+        spec = importlib.util.spec_from_file_location("make_report", SCRIPT)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        plotted, save = {}, module.save_figure
+
+        def capture(fig, figures_dir, name):
+            plotted[name] = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
+                             for line in fig.axes[0].get_lines()}
+            return save(fig, figures_dir, name)
+
+        module.save_figure = capture
+        os.makedirs(self.out)
+        module.series_figures("bend", [module.load_run(d) for d in self.series_runs()[:3]], self.out)
+        self.assertEqual(plotted["series_bend_l2_error"], {
+            "tet4 (order 1) · newton": ([45, 225], [0.2, 0.05]),
+            "tet10 (order 2) · newton": ([153], [0.01]),
+        })
+        self.assertEqual(plotted["series_bend_max_error"]["tet4 (order 1) · newton"], ([45, 225], [0.3, 0.08]))
 
     def test_step_option_and_runs_without_metrics(self):
         result = self.generate(self.run_b, extra=("--step", "1"))

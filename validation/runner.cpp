@@ -128,8 +128,11 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
       {"scene", scene.name},
       {"scene_file", scene.path},
       {"solver", solver->name()},
+      // The element type and order are not always in `source` (a .msh file name); reports label
+      // mesh series by them.
       {"mesh", {{"source", problem.mesh.source}, {"nodes", mesh_summary.nodes}, {"elements", mesh_summary.elements},
-                {"free_dofs", problem.freeDofs().size()}}},
+                {"element_type", elementTypeName(problem.mesh.element_type)},
+                {"order", elementOrder(problem.mesh.element_type)}, {"free_dofs", problem.freeDofs().size()}}},
       {"steps", steps},
       {"totals", {{"iterations", total_iterations}, {"solver_seconds", total_solver_seconds},
                   {"all_steps_converged", result.all_steps_converged}, {"diverged", result.diverged}}},

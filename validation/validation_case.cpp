@@ -64,6 +64,8 @@ MetricSpec parseMetric(const json& value, const std::string& file, const std::st
   if (metric.type == "probe_error") {
     metric.probe = stringField(required(value, "probe", file, at), file, at + "/probe");
     if (!metric.expected) throw InputError(file, at + "/expected", "is required for a probe_error metric");
+    if (metric.relative && *metric.expected == 0.0)
+      throw InputError(file, at + "/expected", "is 0: a relative error needs a non-zero expected value");
     if (value.contains("component")) {
       if (!value["component"].is_number_integer() || value["component"].get<int>() < -1 ||
           value["component"].get<int>() > 2)
@@ -163,8 +165,8 @@ ValidationCase loadValidationCase(const std::string& path) {
   if (!in) throw InputError(path, "(file)", "cannot open");
   const json document = json::parse(in, nullptr, false);
   if (document.is_discarded() || !document.is_object()) throw InputError(path, "(file)", "is not a JSON object");
-  static const std::vector<std::string> kKeys = {"name", "description", "label", "scene", "solvers", "solver_options",
-                                                 "metrics"};
+  static const std::vector<std::string> kKeys = {"name", "description", "series", "label", "scene", "solvers",
+                                                 "solver_options", "metrics"};
   for (const auto& [key, unused] : document.items())
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
       throw InputError(path, "/" + key, "unknown key of a validation case");
@@ -172,6 +174,10 @@ ValidationCase loadValidationCase(const std::string& path) {
   c.path = path;
   c.name = stringField(required(document, "name", path, ""), path, "/name");
   if (document.contains("description")) c.description = stringField(document["description"], path, "/description");
+  if (document.contains("series")) {
+    c.series = stringField(document["series"], path, "/series");
+    if (c.series.empty()) throw InputError(path, "/series", "must be a non-empty string");
+  }
   if (document.contains("label")) {
     c.label = stringField(document["label"], path, "/label");
     if (c.label != "fast" && c.label != "full") throw InputError(path, "/label", "must be \"fast\" or \"full\"");
@@ -312,6 +318,7 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
                  {"passed", passed},
                  {"totals", run.summary["totals"]},
                  {"convergence", convergenceSummary(run.log.rowsOfStep(last_step), {1e-2, 1e-4, 1e-6})}};
+  if (!validation_case.series.empty()) result["series"] = validation_case.series;
   result["convergence"]["step"] = last_step;
   writeFileAtomically((fs::path(run_dir) / "metrics.json").string(), result.dump(2) + "\n");
   return {result, passed};

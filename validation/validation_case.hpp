@@ -43,6 +43,9 @@ struct ValidationCase {
   std::string path;  // the case file
   std::string name;
   std::string description;
+  // Cases running one problem on different meshes share a series name; the report plots their
+  // errors against node count. Empty: not part of a series.
+  std::string series;
   std::string label = "fast";  // "fast": plain ctest and `pbdlab validate`; "full": on request
   std::string scene_path;      // resolved against the case file's folder
   std::vector<std::string> solvers;  // default: every registered solver that accepts the scene

@@ -53,12 +53,45 @@ TEST(ValidationCase, BadFilesNameTheField) {
               "/metrics/0/measured");
   expectField("{" + base + R"("metrics": [{"name": "m", "type": "probe_error", "probe": "tip", "tolerance": 1, "measured": "x"}]})",
               "/metrics/0/expected");
+  expectField("{" + base + R"("metrics": [{"name": "m", "type": "probe_error", "probe": "tip", "expected": 0, "relative": true, "tolerance": 1, "measured": "x"}]})",
+              "/metrics/0/expected");
   expectField("{" + base + R"("solvers": ["nosuch"], "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})",
               "/solvers/0");
   expectField("{" + base + R"("label": "slow", "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})",
               "/label");
   expectField("{" + base + R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x", "tolerence": 2}]})",
               "/metrics/0/tolerence");
+  expectField("{" + base + R"("series": "", "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})",
+              "/series");
+  expectField("{" + base + R"("series": 3, "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})",
+              "/series");
+}
+
+// The series name is optional; metrics.json carries it only for a case that has one.
+TEST(ValidationCase, SeriesGoesIntoMetricsJsonWhenGiven) {
+  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
+  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_series";
+  fs::remove_all(folder);
+  const std::string rest = R"("scene": ")" + scene + R"(", "solvers": ["newton"], "metrics": [{"name": "m", )" +
+                           R"("type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})";
+  for (const std::string series : {"", "sagging_meshes"}) {
+    const std::string text =
+        R"({"name": "c", )" + (series.empty() ? std::string() : R"("series": ")" + series + R"(", )") + rest;
+    const ValidationCase c = loadValidationCase(writeCase("series.json", text));
+    EXPECT_EQ(c.series, series);
+    runValidationCase(c, "newton", (folder / "run").string(), (folder / "references" / "c").string(), false);
+    const nlohmann::json written = nlohmann::json::parse(std::ifstream(folder / "run" / "metrics.json"));
+    if (series.empty()) {
+      EXPECT_FALSE(written.contains("series"));
+    } else {
+      EXPECT_EQ(written["series"], series);
+    }
+  }
+  // The report labels a series' lines by the element type and order in summary.json.
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(folder / "run" / "summary.json"));
+  EXPECT_EQ(summary["mesh"]["element_type"], "tet4");
+  EXPECT_EQ(summary["mesh"]["order"], 1);
+  fs::remove_all(folder);
 }
 
 // Against the Newton solution of the same scene on the same mesh, the sampled comparison is
