@@ -1,6 +1,6 @@
 #pragma once
 // Geometric and topological checks the mesh tests share: faces by their corner nodes,
-// boundary area, unique edges, temporary folders.
+// boundary area, unique edges, temporary folders, one mesh of every element type.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -20,6 +20,8 @@
 #include <Eigen/Geometry>
 
 #include "core/mesh.hpp"
+#include "meshes/box_mesh.hpp"
+#include "meshes/gmsh_meshes.hpp"
 
 namespace pbdlab::test {
 
@@ -193,6 +195,22 @@ inline void expectSameMesh(const Mesh& a, const Mesh& b) {
   EXPECT_EQ(a.elements, b.elements);
   EXPECT_EQ(a.node_sets, b.node_sets);
   EXPECT_EQ(a.source, b.source);
+}
+
+// One mesh of every element type: tet4/tet10/tet20 (five-tet), hex8, prism6 and pyramid5 on
+// the given box, and tri3 on the given rectangle.
+inline std::vector<Mesh> oneMeshOfEveryType(BoxMeshRecipe box, const RectangleRecipe& rectangle) {
+  std::vector<Mesh> meshes;
+  for (BoxFamily family : {BoxFamily::kFiveTet, BoxFamily::kHex, BoxFamily::kPrism, BoxFamily::kPyramid}) {
+    box.family = family;
+    const std::vector<int> orders = family == BoxFamily::kFiveTet ? std::vector<int>{1, 2, 3} : std::vector<int>{1};
+    for (int order : orders) {
+      box.order = order;
+      meshes.push_back(makeBoxMesh(box));
+    }
+  }
+  meshes.push_back(makeRectangleMesh(rectangle));
+  return meshes;
 }
 
 }  // namespace pbdlab::test

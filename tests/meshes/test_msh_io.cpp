@@ -34,27 +34,14 @@ InputError inputError(F f) {
 }
 
 std::vector<Mesh> everyElementType() {
-  std::vector<Mesh> meshes;
-  BoxMeshRecipe recipe;
-  recipe.origin = Vec3(0.1, -0.2, 0.3);
-  recipe.size = Vec3(2.0 / 3.0, 1.0, 0.7);  // coordinates that need 17 digits
-  recipe.cells = {3, 2, 2};
-  for (BoxFamily family : {BoxFamily::kFiveTet, BoxFamily::kHex, BoxFamily::kPrism, BoxFamily::kPyramid}) {
-    recipe.family = family;
-    recipe.order = 1;
-    meshes.push_back(makeBoxMesh(recipe));
-    if (family == BoxFamily::kFiveTet) {
-      for (int order : {2, 3}) {
-        recipe.order = order;
-        meshes.push_back(makeBoxMesh(recipe));
-      }
-    }
-  }
+  BoxMeshRecipe box;
+  box.origin = Vec3(0.1, -0.2, 0.3);
+  box.size = Vec3(2.0 / 3.0, 1.0, 0.7);  // coordinates that need 17 digits
+  box.cells = {3, 2, 2};
   RectangleRecipe rectangle;
   rectangle.size = {1.0, 1.0 / 3.0};
   rectangle.cells = {3, 2};
-  meshes.push_back(makeRectangleMesh(rectangle));
-  return meshes;
+  return test::oneMeshOfEveryType(box, rectangle);
 }
 
 TEST(Msh, RoundTripOfEveryElementType) {

@@ -20,6 +20,7 @@
 #include "meshes/gmsh_meshes.hpp"
 #include "meshes/gmsh_session.hpp"
 #include "meshes/vtu_writer.hpp"
+#include "mesh_checks.hpp"
 
 namespace pbdlab {
 namespace {
@@ -250,21 +251,9 @@ TEST(VtkOrder, VtkFacesOfAPositiveElementPointOutward) {
 
 TEST(VtuWriter, EveryElementTypeWithItsCellTypeAndOrder) {
   const fs::path dir = freshTempDir("types");
-  std::vector<Mesh> meshes;
-  for (BoxFamily family : {BoxFamily::kFiveTet, BoxFamily::kHex, BoxFamily::kPrism, BoxFamily::kPyramid}) {
-    BoxMeshRecipe recipe = smallBox();
-    recipe.family = family;
-    meshes.push_back(makeBoxMesh(recipe));
-    if (family == BoxFamily::kFiveTet) {
-      for (int order : {2, 3}) {
-        recipe.order = order;
-        meshes.push_back(makeBoxMesh(recipe));
-      }
-    }
-  }
   RectangleRecipe rectangle;
   rectangle.cells = {2, 2};
-  meshes.push_back(makeRectangleMesh(rectangle));
+  const std::vector<Mesh> meshes = test::oneMeshOfEveryType(smallBox(), rectangle);
   for (const Mesh& mesh : meshes) {
     SCOPED_TRACE(mesh.source);
     const std::string path = (dir / "mesh.vtu").string();
