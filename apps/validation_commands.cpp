@@ -66,13 +66,13 @@ int validateCommand(const std::string& label, const std::string& solver_filter, 
     fmt::print(stderr, "pbdlab: no case in {} matches label '{}' and solver '{}'\n", cases_dir, label, solver_filter);
     return kExitBadInput;
   }
+  const fs::path references_root = references_dir.empty() ? fs::path(out_dir) / "references" : fs::path(references_dir);
   int index = 0, failed = 0;
   std::vector<std::string> run_dirs;
   for (const ValidationCase& c : cases)
     for (const std::string& solver : c.solvers) {
       if (!solver_filter.empty() && solver != solver_filter) continue;
       const std::string run_dir = (fs::path(out_dir) / "runs" / c.name / solver).string();
-      const fs::path references_root = references_dir.empty() ? fs::path(out_dir) / "references" : fs::path(references_dir);
       const std::string reference_dir = (references_root / c.name).string();
       const CaseRunResult result = runValidationCase(c, solver, run_dir, reference_dir, false, max_iterations);
       std::string values;
