@@ -21,6 +21,7 @@
 #include "solvers/registry.hpp"
 #include "validation/runner.hpp"
 #include "validation/scene.hpp"
+#include "apps/data_dir.hpp"
 #include "apps/validation_commands.hpp"
 
 namespace {
@@ -168,6 +169,15 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("pbdlab ") + pbdlab::build_info::kVersion + " (" +
                                         pbdlab::build_info::kGitCommit + ")");
   app.require_subcommand(1);
+  // Global options may also follow the subcommand (pbdlab validate --data-dir DIR).
+  app.fallthrough();
+  std::string data_dir;
+  app.add_option("--data-dir", data_dir,
+                 "Folder of pbdlab's data (validation/cases, scenes, reports, benchmarks/tables); default: "
+                 "$PBDLAB_DATA_DIR, else <executable dir>/../share/pbdlab, else the build tree's source "
+                 "(see below)")
+      ->option_text("DIR");
+  app.footer(pbdlab::cli::dataDirHelp());
 
   std::string scene_path, solver, out_dir;
   CLI::App* run = app.add_subcommand("run", "Run a scene file; writes iterations.csv, summary.json and .vtu");
@@ -188,15 +198,15 @@ int main(int argc, char** argv) {
   mesh->add_flag("--no-cache", no_cache, "Neither read nor write the mesh cache (PBDLAB_CACHE_DIR)");
   mesh->add_flag("--json", as_json, "Print the summary as JSON");
 
-  std::string label = "fast", validate_solver, validate_out = "runs/validation",
-              cases_dir = (std::filesystem::path(PBDLAB_SOURCE_DIR) / "validation" / "cases").string();
+  std::string label = "fast", validate_solver, validate_out = "runs/validation", cases_dir;
   bool no_report = false;
   CLI::App* validate = app.add_subcommand("validate", "Run the validation cases, write runs, metrics and a report");
   validate->add_option("--label", label, "fast (the ctest tier) or full (every case)")
       ->check(CLI::IsMember({"fast", "full"}));
   validate->add_option("--solver", validate_solver, "Only this solver");
   validate->add_option("--out", validate_out, "Output folder (default runs/validation)");
-  validate->add_option("--cases", cases_dir, "Folder of case files (default: the project's validation/cases)");
+  validate->add_option("--cases", cases_dir,
+                       "Folder of case files (default: DATA/validation/cases, DATA the data directory, see --data-dir)");
   validate->add_flag("--no-report", no_report, "Skip the HTML/Markdown report");
   std::string references_dir;
   validate->add_option("--references", references_dir,
@@ -237,9 +247,11 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
 
+  pbdlab::cli::configureDataDir(argc > 0 ? argv[0] : "", data_dir);
   try {
     if (*run) return runCommand(scene_path, solver, out_dir);
     if (*mesh) return meshCommand(recipe, mesh_out, no_cache, as_json);
+    if (*validate && cases_dir.empty()) cases_dir = (pbdlab::cli::dataDir() / "validation" / "cases").string();
     if (*validate) return pbdlab::cli::validateCommand(label, validate_solver, validate_out, cases_dir, !no_report,
                                                       validate_max_iterations, references_dir);
     if (*compare) return pbdlab::cli::compareCommand(baseline_dir, current_dir, margin, time_threshold);
@@ -251,6 +263,9 @@ int main(int argc, char** argv) {
       }
       return pbdlab::cli::tableCommand(table_id, table_list, table_out);
     }
+  } catch (const pbdlab::cli::DataDirError& error) {
+    fmt::print(stderr, "pbdlab: error: {}\n", error.what());
+    return kExitBadInput;
   } catch (const pbdlab::InputError& error) {
     fmt::print(stderr, "pbdlab: error: {}\n", error.what());
     return kExitBadInput;

@@ -7,8 +7,10 @@
 #include <fstream>
 #include <map>
 
+#include "apps/data_dir.hpp"
 #include "apps/validation_commands.hpp"
 #include "core/input_error.hpp"
+#include "core/json_reader.hpp"
 #include "validation/runner.hpp"
 #include "validation/scene.hpp"
 
@@ -19,13 +21,34 @@ using nlohmann::json;
 
 namespace {
 
-fs::path tablesFolder() { return fs::path(PBDLAB_SOURCE_DIR) / "benchmarks" / "tables"; }
+// benchmarks/tables of the data directory (apps/data_dir.hpp); a missing folder is bad input.
+fs::path tablesFolder() {
+  const fs::path folder = dataDir() / "benchmarks" / "tables";
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec))
+    throw InputError(folder.string(), "(folder)",
+                     "no benchmark tables here (data directory from " + dataDirOrigin() + ")");
+  return folder;
+}
 
+// A table file, read strictly by the shared reader (core/json_reader.hpp): errors name the
+// file and the field.
 json readTable(const fs::path& path) {
-  std::ifstream in(path);
-  const json table = json::parse(in, nullptr, false);
-  if (table.is_discarded() || !table.contains("id") || !table.contains("rows") || !table["rows"].is_array())
-    throw InputError(path.string(), "(file)", "not a table file (needs id and rows)");
+  const json table = readJsonFile(path.string());
+  const JsonReader in(path.string());
+  in.object(table, "");
+  in.onlyKeys(table, "", {"id", "title", "rows", "theirs"}, "of a table");
+  in.nonEmptyString(in.required(table, "id", ""), "/id");
+  if (table.contains("title")) in.string(table["title"], "/title");
+  const json& rows = in.array(in.required(table, "rows", ""), "/rows");
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const std::string at = jsonPointerChild("/rows", k);
+    in.object(rows[k], at);
+    in.onlyKeys(rows[k], at, {"label", "scene"});
+    in.nonEmptyString(in.required(rows[k], "label", at), at + "/label");
+    in.nonEmptyString(in.required(rows[k], "scene", at), at + "/scene");
+  }
+  if (table.contains("theirs")) in.object(table["theirs"], "/theirs");
   return table;
 }
 
@@ -64,9 +87,9 @@ int tableCommand(const std::string& id, bool list, const std::string& out_dir) {
     environment = run.summary["environment"];
     std::vector<double> assembly, factor;
     for (const IterationRow& r : run.log.rows())
-      if (r.iteration > 0 && r.extra.size() == 6) {
-        assembly.push_back(1e3 * r.extra[4]);
-        factor.push_back(1e3 * r.extra[5]);
+      if (r.iteration > 0 && run.log.columnIndex("assembly_seconds") >= 0) {
+        assembly.push_back(1e3 * run.log.value(r, "assembly_seconds"));
+        factor.push_back(1e3 * run.log.value(r, "factor_seconds"));
       }
     const json& step = run.summary["steps"][0];
     const auto theirValue = [&](const std::string& column) -> std::string {

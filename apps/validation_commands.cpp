@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "apps/data_dir.hpp"
+#include "core/atomic_file.hpp"
 #include "validation/compare.hpp"
 #include "validation/validation_case.hpp"
 
@@ -36,9 +38,10 @@ int runProcess(const std::vector<std::string>& argv) {
 
 int reportCommand(const std::vector<std::string>& run_dirs, const std::string& out_dir) {
   const char* python = std::getenv("PBDLAB_PYTHON");
-  const std::string script = (fs::path(PBDLAB_SOURCE_DIR) / "reports" / "make_report.py").string();
+  const std::string script = (dataDir() / "reports" / "make_report.py").string();
   if (!fs::exists(script)) {
-    fmt::print(stderr, "pbdlab: error: the report generator {} is missing\n", script);
+    fmt::print(stderr, "pbdlab: error: the report generator {} is missing (data directory from {})\n", script,
+               dataDirOrigin());
     return kExitInternal;
   }
   std::vector<std::string> argv = {python ? python : "/usr/bin/python3", script, "--out", out_dir};
@@ -69,16 +72,22 @@ int validateCommand(const std::string& label, const std::string& solver_filter, 
   const fs::path references_root = references_dir.empty() ? fs::path(out_dir) / "references" : fs::path(references_dir);
   int index = 0, failed = 0;
   std::vector<std::string> run_dirs;
+  nlohmann::json skipped = nlohmann::json::array();  // (case, solver) pairs whose solver rejects the scene
   for (const ValidationCase& c : cases)
     for (const std::string& solver : c.solvers) {
       if (!solver_filter.empty() && solver != solver_filter) continue;
       const std::string run_dir = (fs::path(out_dir) / "runs" / c.name / solver).string();
       const std::string reference_dir = (references_root / c.name).string();
       const CaseRunResult result = runValidationCase(c, solver, run_dir, reference_dir, false, max_iterations);
+      if (!result.skipped.empty()) {
+        fmt::print(stderr, "[{}/{}] {} with {}: skipped ({})\n", ++index, total, c.name, solver, result.skipped);
+        skipped.push_back({{"case", c.name}, {"solver", solver}, {"reason", result.skipped}});
+        continue;
+      }
       std::string values;
       for (const auto& metric : result.metrics["metrics"])
         values += fmt::format(" {}={:.3g}{}", metric["name"].get<std::string>(), metric["value"].get<double>(),
-                              metric["pass"].get<bool>() ? "" : "(FAIL)");
+                              metric["pass"].is_boolean() ? (metric["pass"].get<bool>() ? "" : "(FAIL)") : "(n/a)");
       fmt::print(stderr, "[{}/{}] {} with {}: {} in {:.2f} s;{}\n", ++index, total, c.name, solver,
                  result.passed ? "pass" : "FAIL", result.metrics["totals"]["solver_seconds"].get<double>(), values);
       failed += result.passed ? 0 : 1;
@@ -86,6 +95,9 @@ int validateCommand(const std::string& label, const std::string& solver_filter, 
     }
   int status = failed ? kExitFailed : 0;
   if (failed) fmt::print(stderr, "pbdlab: {} of {} runs failed a metric\n", failed, total);
+  if (!skipped.empty()) fmt::print(stderr, "pbdlab: {} of {} runs skipped (listed in skipped.json)\n", skipped.size(), total);
+  fs::create_directories(out_dir);
+  writeFileAtomically((fs::path(out_dir) / "skipped.json").string(), skipped.dump(2) + "\n");
   if (make_report) {
     const int report_status = reportCommand(run_dirs, (fs::path(out_dir) / "report").string());
     if (report_status != 0 && status == 0) status = report_status;

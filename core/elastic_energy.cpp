@@ -9,13 +9,40 @@
 
 namespace pbdlab {
 
+ElasticEnergy::ElasticEnergy(std::shared_ptr<const Mesh> mesh, ElementMaterials materials, int quadrature_degree)
+    : mesh_(std::move(mesh)), materials_(std::move(materials)) {
+  const Mesh& m = *mesh_;
+  if (elementDimension(m.element_type) != 3 && !isTwoDimensional(m))
+    throw std::invalid_argument("ElasticEnergy: a " + elementTypeName(m.element_type) +
+                                " surface in 3D is not a solid; solid elasticity needs tet, hex, prism or pyramid "
+                                "elements, or a 2D triangle mesh (plane strain); a surface takes the membrane term (" +
+                                m.source + ")");
+  if (materials_.materials.empty()) throw std::invalid_argument("ElasticEnergy: no material");
+  for (const auto& material : materials_.materials)
+    if (!material) throw std::invalid_argument("ElasticEnergy: a material is null");
+  const int n_materials = static_cast<int>(materials_.materials.size());
+  if (!materials_.material_of_element.empty()) {
+    if (static_cast<int>(materials_.material_of_element.size()) != m.numElements())
+      throw std::invalid_argument("ElasticEnergy: material_of_element needs one entry per element");
+    for (int index : materials_.material_of_element)
+      if (index < 0 || index >= n_materials) throw std::invalid_argument("ElasticEnergy: material index out of range");
+  }
+  if (!materials_.element_data.empty() && static_cast<int>(materials_.element_data.size()) != m.numElements())
+    throw std::invalid_argument("ElasticEnergy: element_data needs one entry per element");
+  if (!materials_.activation.empty() && static_cast<int>(materials_.activation.size()) != n_materials)
+    throw std::invalid_argument("ElasticEnergy: activation needs one schedule per material (or none)");
+  precompute(quadrature_degree);
+}
+
 ElasticEnergy::ElasticEnergy(const Mesh& mesh, std::shared_ptr<const Material> material, int quadrature_degree)
-    : mesh_(std::make_shared<Mesh>(mesh)), material_(std::move(material)) {
-  if (elementDimension(mesh.element_type) != 3)
-    throw std::invalid_argument("ElasticEnergy: " + elementTypeName(mesh.element_type) +
-                                " elements are not volumetric; solid elasticity needs tet, hex, prism or pyramid "
-                                "elements (" + mesh.source + ")");
-  validateMesh(mesh);  // throws InputError naming the inverted or degenerate element
+    : mesh_(std::make_shared<const Mesh>(mesh)) {
+  if (elementDimension(mesh.element_type) == 3 || isTwoDimensional(mesh)) validateMesh(mesh);
+  *this = ElasticEnergy(mesh_, ElementMaterials{{std::move(material)}, {}, {}, {}}, quadrature_degree);
+}
+
+void ElasticEnergy::precompute(int quadrature_degree) {
+  const Mesh& mesh = *mesh_;
+  plane_strain_ = elementDimension(mesh.element_type) == 2;
   const ReferenceElement& reference = ReferenceElement::of(mesh.element_type);
   quadrature_degree_ = quadrature_degree > 0 ? quadrature_degree : reference.stiffnessQuadratureDegree();
   const QuadratureRule rule = reference.quadrature(quadrature_degree_);
@@ -34,19 +61,54 @@ ElasticEnergy::ElasticEnergy(const Mesh& mesh, std::shared_ptr<const Material> m
     Eigen::MatrixXd X(3, N);  // rest positions of the element's nodes
     for (int a = 0; a < N; ++a) X.col(a) = mesh.restPosition(elementNodes(e)[a]);
     for (int q = 0; q < points_per_element_; ++q) {
-      const Mat3 J = X * reference_gradients[q];  // J(X, r_q) = dX/dr (high-order eq. 9)
-      const double det = J.determinant();
+      Eigen::MatrixXd G = Eigen::MatrixXd::Zero(N, 3);
+      double det = 0.0;
+      if (plane_strain_) {  // the 2x2 map of the plane; dN/dZ = 0
+        const Eigen::Matrix2d J = X.topRows<2>() * reference_gradients[q].leftCols<2>();
+        det = J.determinant();
+        if (det > 0.0) G.leftCols<2>() = reference_gradients[q].leftCols<2>() * J.inverse();
+      } else {
+        const Mat3 J = X * reference_gradients[q];  // J(X, r_q) = dX/dr (high-order eq. 9)
+        det = J.determinant();
+        if (det > 0.0) G = reference_gradients[q] * J.inverse();  // dN/dX = dN/dr J^-1
+      }
       if (!(det > 0.0))
         throw InputError(mesh.source, "element " + std::to_string(e),
                          "det J(X, r) = " + std::to_string(det) + " <= 0 at quadrature point " + std::to_string(q));
-      const Eigen::MatrixXd G = reference_gradients[q] * J.inverse();  // dN/dX = dN/dr J^-1
       Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>>(
           gradients_.data() + pointIndex(e, q) * N * 3, N, 3) = G;
       point_volumes_[pointIndex(e, q)] = rule.weights[q] * det;
       volumes_[e] += rule.weights[q] * det;
     }
   }
-  coloring_ = colorElements(mesh);
+  node_elements_ = nodeAdjacency(mesh.numNodes(), {num_elements_, N, [this](int e) { return elementNodes(e); }});
+  element_gradients_.assign(static_cast<size_t>(num_elements_) * 3 * N, 0.0);
+}
+
+MaterialPointData ElasticEnergy::pointData(int e, double t) const {
+  MaterialPointData data = materials_.element_data.empty() ? MaterialPointData{} : materials_.element_data[e];
+  if (!materials_.activation.empty()) {
+    const ActivationSchedule& schedule = materials_.activation[materialIndex(e)];
+    if (schedule) data.activation = schedule(t);
+  }
+  return data;
+}
+
+void ElasticEnergy::evaluateMaterial(int e, const Mat3& F, double t, HessianKind kind, double* psi, Mat3* P,
+                                     Mat9* D) const {
+  const Material& m = material(e);
+  const MaterialPointData data = pointData(e, t);
+  if (!D || kind == HessianKind::kTrue) {
+    m.evaluate(F, data, psi, P, D);
+    return;
+  }
+  if (kind == HessianKind::kApproximate) {
+    m.evaluate(F, data, psi, P, nullptr);
+    *D = m.approximateTangent(F, data);
+    return;
+  }
+  m.evaluate(F, data, psi, P, D);
+  *D = m.isIsotropic() ? projectIsotropicTangentToPositiveSemidefinite(F, *D) : projectToPositiveSemidefinite(*D);
 }
 
 Mat3 ElasticEnergy::deformationGradient(int e, int q, const Positions& x) const {
@@ -55,52 +117,87 @@ Mat3 ElasticEnergy::deformationGradient(int e, int q, const Positions& x) const 
   Mat3 F = Mat3::Zero();
   for (int a = 0; a < nodes_per_element_; ++a)
     F += x.segment<3>(3 * nodes[a]) * Eigen::Map<const Eigen::RowVector3d>(G + 3 * a);
+  if (plane_strain_) F(2, 2) = 1.0;
   return F;
 }
 
-Mat9 ElasticEnergy::tangent(const Mat3& F, HessianKind kind) const {
-  const Mat9 D = material_->firstPiolaDerivative(F);
-  if (kind == HessianKind::kTrue) return D;
-  return material_->isIsotropic() ? projectIsotropicTangentToPositiveSemidefinite(F, D)
-                                  : projectToPositiveSemidefinite(D);
-}
-
 void ElasticEnergy::elementTerms(int e, const Positions& x, double* energy, VecX* gradient, Eigen::MatrixXd* hessian,
-                                 HessianKind kind) const {
+                                 HessianKind kind, double t) const {
   withNodeCount(elementType(), [&](auto n) {
     constexpr int N = decltype(n)::value;
     ElementVector<N> g;
     // Large fixed-size matrices (up to 60x60) live on the heap here; this path is not hot.
     auto H = std::make_unique<ElementMatrix<N>>();
-    this->template elementTerms<N>(e, x, energy, gradient ? &g : nullptr, hessian ? H.get() : nullptr, kind);
+    this->template elementTerms<N>(e, x, energy, gradient ? &g : nullptr, hessian ? H.get() : nullptr, kind, t);
     if (gradient) *gradient = g;
     if (hessian) *hessian = *H;
   });
 }
 
-double ElasticEnergy::energy(const Positions& x) const {
+double ElasticEnergy::energy(const Positions& x, double t) const {
   double total = 0.0;
 #pragma omp parallel for reduction(+ : total) schedule(static)
-  for (int e = 0; e < num_elements_; ++e)
-    for (int q = 0; q < points_per_element_; ++q)
-      total += quadratureVolume(e, q) * material_->energyDensity(deformationGradient(e, q, x));
+  for (int e = 0; e < num_elements_; ++e) {
+    const MaterialPointData data = pointData(e, t);
+    const Material& m = material(e);
+    for (int q = 0; q < points_per_element_; ++q) {
+      double psi = 0.0;
+      m.evaluate(deformationGradient(e, q, x), data, &psi, nullptr, nullptr);
+      total += quadratureVolume(e, q) * psi;
+    }
+  }
   return total;
 }
 
-void ElasticEnergy::addGradient(const Positions& x, VecX& g) const {
+void ElasticEnergy::addGradient(const Positions& x, double t, double scale, VecX& g) const {
   withNodeCount(elementType(), [&](auto n) {
     constexpr int N = decltype(n)::value;
-    for (const std::vector<int>& color : coloring_.groups) {
+    double* buffer = element_gradients_.data();
+#pragma omp parallel for schedule(static)
+    for (int e = 0; e < num_elements_; ++e) {
+      ElementVector<N> ge;
+      this->template elementTerms<N>(e, x, nullptr, &ge, nullptr, HessianKind::kTrue, t);
+      Eigen::Map<ElementVector<N>>(buffer + static_cast<size_t>(e) * 3 * N) = ge;
+    }
+    const int n_nodes = node_elements_.numNodes();
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n_nodes; ++i) {
+      Vec3 sum = Vec3::Zero();
+      for (int p = node_elements_.start[i]; p < node_elements_.start[i + 1]; ++p)
+        sum += Eigen::Map<const Vec3>(buffer + static_cast<size_t>(node_elements_.stencil[p]) * 3 * N +
+                                      3 * node_elements_.local[p]);
+      g.segment<3>(3 * i) += scale * sum;
+    }
+  });
+}
+
+void ElasticEnergy::addHessian(const Positions& x, double t, HessianKind kind, double scale, const HessianSlots& slots,
+                               double* values) const {
+  withNodeCount(elementType(), [&](auto n) {
+    constexpr int N = decltype(n)::value;
+    for (const std::vector<int>& color : stencilColoring().groups) {
       const int count = static_cast<int>(color.size());
 #pragma omp parallel for schedule(static)
       for (int k = 0; k < count; ++k) {
         const int e = color[k];
-        ElementVector<N> ge;
-        this->template elementTerms<N>(e, x, nullptr, &ge, nullptr);
-        const int* nodes = elementNodes(e);
-        for (int a = 0; a < N; ++a) g.segment<3>(3 * nodes[a]) += ge.template segment<3>(3 * a);
+        ElementMatrix<N> H;
+        this->template elementTerms<N>(e, x, nullptr, nullptr, &H, kind, t);
+        const int* slot = slots.slot.data() + static_cast<size_t>(e) * slots.entries_per_stencil;
+        for (int p = 0; p < 3 * N; ++p)
+          for (int q = 0; q <= p; ++q) {
+            const int target = slot[lowerTriangleIndex(p, q)];
+            if (target >= 0) values[target] += scale * H(p, q);
+          }
       }
     }
+  });
+}
+
+void ElasticEnergy::addNodeBlock(int e, int local, const Positions& x, double t, HessianKind kind, Vec3& gradient,
+                                 Mat3& block) const {
+  withNodeCount(elementType(), [&](auto n) {
+    constexpr int N = decltype(n)::value;
+    this->template nodeTerms<N>(e, local, x, t, kind, gradient, block);
   });
 }
 

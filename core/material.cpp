@@ -1,8 +1,11 @@
 #include "core/material.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+
+#include "core/materials/polar_svd.hpp"
 
 namespace pbdlab {
 namespace {
@@ -16,6 +19,7 @@ constexpr ModelName kModelNames[] = {
     {MaterialModel::kNeoHookean, "neo_hookean"},
     {MaterialModel::kStableNeoHookean, "stable_neo_hookean"},
     {MaterialModel::kStVenantKirchhoff, "stvk"},
+    {MaterialModel::kMuscle, "muscle"},
 };
 
 struct MappingName {
@@ -93,6 +97,7 @@ LameParameters modelParameters(const MaterialSpec& spec) {
   switch (spec.model) {
     case MaterialModel::kFixedCorotated:
     case MaterialModel::kStVenantKirchhoff:
+    case MaterialModel::kMuscle:  // its corotated part; the fibre term is zero near F = I at alpha = 0
       return lame;  // their tangent at F = I already is linear elasticity's
     case MaterialModel::kNeoHookean:
       return {lame.mu, lame.mu + lame.lambda};  // lambda_hat of PBNG eq. 8, §9
@@ -114,6 +119,8 @@ std::unique_ptr<Material> makeMaterial(const MaterialSpec& spec) {
       return makeStableNeoHookean(p.mu, p.lambda);
     case MaterialModel::kStVenantKirchhoff:
       return makeStVenantKirchhoff(p.mu, p.lambda);
+    case MaterialModel::kMuscle:
+      return makeMuscle(p.mu, p.lambda, spec.sigma_max, spec.lambda_ofl);
   }
   throw std::invalid_argument("makeMaterial: invalid MaterialModel value");
 }
@@ -130,6 +137,21 @@ Mat9 linearElasticityTangent(const LameParameters& lame) {
         for (int k = 0; k < 3; ++k) K(i + 3 * i, k + 3 * k) += lame.lambda;
     }
   return K;
+}
+
+Mat9 pbngApproximateTangent(const Mat3& F, const LameParameters& parameters) {
+  // Clamped at zero so that the result is PSD for any parameters (lambda < 0 for nu < 0).
+  const double mu = std::max(parameters.mu, 0.0);
+  const double lambda = std::max(parameters.lambda, 0.0);
+  // sqrt(lambda) g g^T sqrt(lambda): entries s_i s_j, so K is exactly symmetric.
+  const Vec9 s = std::sqrt(lambda) * flatten(cofactor(F));
+  Mat9 K = s * s.transpose();
+  K.diagonal().array() += 2.0 * mu;
+  return K;
+}
+
+Mat9 Material::approximateTangent(const Mat3& F, const MaterialPointData&) const {
+  return pbngApproximateTangent(F, modelParameters());
 }
 
 }  // namespace pbdlab

@@ -136,8 +136,12 @@ struct ElementGeometry {
 // The one check behind validateMesh, restVolumes, lumpedNodeMasses and summarize: throws
 // InputError naming mesh.source and the first bad node or element; otherwise calls
 // visit(e, X, dets, geometry) for every element, dets = det J at data's points.
+// MeshCheck::kTrusted (a mesh validated before): no checks, and dets holds det J at the mass
+// points only (the other entries are left stale); geometry.min_det/max_det are then over the
+// mass points.
 template <typename Visit>
-void forEachCheckedElement(const Mesh& mesh, const TypeData& data, double rel_tol, Visit&& visit) {
+void forEachCheckedElement(const Mesh& mesh, const TypeData& data, double rel_tol, Visit&& visit,
+                           MeshCheck check = MeshCheck::kValidate) {
   const int per_element = nodesPerElement(mesh.element_type);
   if (mesh.elements.rows() > 0 && mesh.elements.cols() != per_element) {
     throw InputError(mesh.source, "elements",
@@ -146,7 +150,8 @@ void forEachCheckedElement(const Mesh& mesh, const TypeData& data, double rel_to
                          std::to_string(mesh.elements.cols()) + " columns");
   }
   const int n_nodes = mesh.numNodes();
-  for (int i = 0; i < n_nodes; ++i) {
+  const bool validate = check == MeshCheck::kValidate;
+  for (int i = 0; validate && i < n_nodes; ++i) {
     if (!mesh.rest_positions.row(i).allFinite()) {
       throw InputError(mesh.source, "node " + std::to_string(i),
                        "non-finite rest coordinate (" + formatNumber(mesh.rest_positions(i, 0)) + ", " +
@@ -159,7 +164,7 @@ void forEachCheckedElement(const Mesh& mesh, const TypeData& data, double rel_to
   const int n_points = static_cast<int>(data.dN.size());
   std::vector<double> dets(static_cast<std::size_t>(n_points));
   for (int e = 0; e < mesh.numElements(); ++e) {
-    for (int k = 0; k < per_element; ++k) {
+    for (int k = 0; validate && k < per_element; ++k) {
       const int node = mesh.elements(e, k);
       if (node < 0 || node >= n_nodes) {
         throw InputError(mesh.source, elementField(e),
@@ -171,8 +176,19 @@ void forEachCheckedElement(const Mesh& mesh, const TypeData& data, double rel_to
     if (data.constant_jacobian) {
       std::fill(dets.begin(), dets.end(), jacobianDeterminant(data, X, data.dN[0]));
     } else {
-      for (int s = 0; s < n_points; ++s)
+      for (int s = validate ? 0 : data.mass_begin; s < n_points; ++s)
         dets[static_cast<std::size_t>(s)] = jacobianDeterminant(data, X, data.dN[static_cast<std::size_t>(s)]);
+    }
+    if (!validate) {
+      const auto first = dets.begin() + data.mass_begin;
+      ElementGeometry geometry;
+      geometry.min_det = *std::min_element(first, dets.end());
+      geometry.max_det = *std::max_element(first, dets.end());
+      for (int q = 0; q < data.mass_rule.size(); ++q)
+        geometry.volume += data.mass_rule.weights[static_cast<std::size_t>(q)] *
+                           dets[static_cast<std::size_t>(data.mass_begin + q)];
+      visit(e, X, dets, geometry);
+      continue;
     }
     const auto worst = std::min_element(dets.begin(), dets.end());
     // Threshold relative to the element's size: h^3 (h^2 for triangles), h its longest
@@ -232,13 +248,15 @@ double triangleMinAngle(const Vec3& a, const Vec3& b, const Vec3& c) {
 
 }  // namespace
 
-std::vector<double> restVolumes(const Mesh& mesh) {
+std::vector<double> restVolumes(const Mesh& mesh, MeshCheck check) {
   const TypeData data = typeData(mesh);
   std::vector<double> volumes(static_cast<std::size_t>(mesh.numElements()));
-  forEachCheckedElement(mesh, data, 1e-10,
-                        [&](int e, const ElementNodes&, const std::vector<double>&, const ElementGeometry& g) {
-                          volumes[static_cast<std::size_t>(e)] = g.volume;
-                        });
+  forEachCheckedElement(
+      mesh, data, 1e-10,
+      [&](int e, const ElementNodes&, const std::vector<double>&, const ElementGeometry& g) {
+        volumes[static_cast<std::size_t>(e)] = g.volume;
+      },
+      check);
   return volumes;
 }
 
@@ -284,7 +302,8 @@ std::string massLumpingName(MassLumping lumping) {
   throw std::invalid_argument("unknown mass lumping");
 }
 
-VecX lumpedNodeMasses(const Mesh& mesh, const std::vector<double>& element_densities, MassLumping lumping) {
+VecX lumpedNodeMasses(const Mesh& mesh, const std::vector<double>& element_densities, MassLumping lumping,
+                      MeshCheck check) {
   if (static_cast<int>(element_densities.size()) != mesh.numElements()) {
     throw std::invalid_argument("lumpedNodeMasses: " + std::to_string(element_densities.size()) + " densities for " +
                                 std::to_string(mesh.numElements()) + " elements");
@@ -313,7 +332,8 @@ VecX lumpedNodeMasses(const Mesh& mesh, const std::vector<double>& element_densi
         }
         const double sum = diagonal.sum();
         for (int k = 0; k < per_element; ++k) masses[mesh.elements(e, k)] += element_mass * diagonal[k] / sum;
-      });
+      },
+      check);
   return masses;
 }
 

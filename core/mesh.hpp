@@ -40,12 +40,19 @@ bool isTwoDimensional(const Mesh& mesh);
 using ElementNodes = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor, 20, 3>;
 ElementNodes elementRestPositions(const Mesh& mesh, int e);
 
+// Whether restVolumes and lumpedNodeMasses check the mesh as validateMesh (rel_tol 1e-10) does,
+// or trust a caller that has already run validateMesh on this very mesh. kTrusted evaluates
+// det J at the mass quadrature points only (they give the volume), skipping the index and
+// finiteness checks and det J at the nodes and stiffness points; the results are the same for
+// a valid mesh, and undefined (no InputError) for an invalid one.
+enum class MeshCheck { kValidate, kTrusted };
+
 // Rest volume (area for tri3) of every element: the sum over the points of the element's mass
 // quadrature rule of w_q |det J(X, r_q)|. That rule integrates det J exactly for straight
 // simplices, curved tet10/tet20 and every hex8/prism6/pyramid5 geometry, so the volume is
 // exact. Throws InputError like validateMesh (rel_tol 1e-10) if an element is inverted or
-// degenerate.
-std::vector<double> restVolumes(const Mesh& mesh);
+// degenerate (with MeshCheck::kValidate).
+std::vector<double> restVolumes(const Mesh& mesh, MeshCheck check = MeshCheck::kValidate);
 
 // Checks the mesh, for every element type: connectivity columns = nodesPerElement(type), node
 // indices in range, finite coordinates, and every rest element valid: det J(X, r) > rel_tol *
@@ -76,9 +83,10 @@ MassLumping parseMassLumping(const std::string& name);  // "equal_share", "hrz";
 std::string massLumpingName(MassLumping lumping);
 
 // Lumped mass per node (sums to sum_e rho_e V_e). Throws std::invalid_argument if the number
-// of densities is not the number of elements, InputError for an invalid mesh.
+// of densities is not the number of elements, InputError for an invalid mesh (with
+// MeshCheck::kValidate).
 VecX lumpedNodeMasses(const Mesh& mesh, const std::vector<double>& element_densities,
-                      MassLumping lumping = MassLumping::kEqualShare);
+                      MassLumping lumping = MassLumping::kEqualShare, MeshCheck check = MeshCheck::kValidate);
 
 struct MeshSummary {
   int nodes = 0;
@@ -106,7 +114,9 @@ struct MeshSummary {
   double min_scaled_jacobian = 0.0;
 };
 // Throws InputError like validateMesh (rel_tol 1e-10) if a rest element is inverted or
-// degenerate.
+// degenerate. There is no trusted variant: min_scaled_jacobian needs det J at every point the
+// validation checks, so the check itself costs nothing extra here (the dihedral angles
+// dominate).
 MeshSummary summarize(const Mesh& mesh);
 
 }  // namespace pbdlab

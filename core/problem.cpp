@@ -3,7 +3,12 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/field_sampling.hpp"
 #include "core/input_error.hpp"
+#include "core/topology.hpp"
+#include "core/reference_element.hpp"
+#include "core/cloth_terms.hpp"
+#include "core/weak_constraint_term.hpp"
 
 namespace pbdlab {
 
@@ -29,34 +34,193 @@ void validateMotion(const std::string& source, const std::string& field, const B
   }
 }
 
-}  // namespace
-
-void Problem::finalize(const std::string& source) {
-  // Material: E, nu and density, checked before anything is built on them.
+void validateMaterial(const std::string& source, const std::string& field, const MaterialSpec& material) {
   try {
     lameFromYoungPoisson(material.youngs_modulus, material.poisson_ratio);
   } catch (const std::invalid_argument& error) {
-    throw InputError(source, "/material", error.what());
+    throw InputError(source, field, error.what());
   }
   if (!(std::isfinite(material.density) && material.density > 0.0))
-    throw InputError(source, "/material/density", "must be finite and > 0");
+    throw InputError(source, field + "/density", "must be finite and > 0");
+}
+
+}  // namespace
+
+void Problem::combineBodies(const std::string& source) {
+  if (bodies.empty()) bodies.push_back(Body{"", mesh, material, {}, {}, 0.0});
+  const bool named = bodies.size() > 1;
+  Mesh combined;
+  combined.element_type = bodies[0].mesh.element_type;
+  int total_nodes = 0, total_elements = 0;
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    const Body& body = bodies[b];
+    const std::string field = named ? "/bodies/" + std::to_string(b) : "";
+    if (named && body.name.empty()) throw InputError(source, field + "/name", "a body of several needs a name");
+    for (size_t other = 0; other < b; ++other)
+      if (bodies[other].name == body.name) throw InputError(source, field + "/name", "duplicate body name '" + body.name + "'");
+    if (body.mesh.element_type != combined.element_type)
+      throw InputError(source, field + "/mesh",
+                       "bodies of one problem share one element type (" + elementTypeName(combined.element_type) +
+                           " and " + elementTypeName(body.mesh.element_type) + ")");
+    validateMaterial(source, field + "/material", body.material);
+    validateMesh(body.mesh);  // names the mesh's source and the element
+    if (!body.element_data.empty() && static_cast<int>(body.element_data.size()) != body.mesh.numElements())
+      throw InputError(source, field + "/material", "per-element data needs one entry per element");
+    total_nodes += body.mesh.numNodes();
+    total_elements += body.mesh.numElements();
+  }
+  if (!named) {
+    combined = bodies[0].mesh;
+  } else {
+    combined.rest_positions.resize(total_nodes, 3);
+    combined.elements.resize(total_elements, bodies[0].mesh.elements.cols());
+    combined.source.clear();
+    int node = 0, element = 0;
+    for (const Body& body : bodies) {
+      combined.rest_positions.middleRows(node, body.mesh.numNodes()) = body.mesh.rest_positions;
+      combined.elements.middleRows(element, body.mesh.numElements()) = body.mesh.elements.array() + node;
+      for (const auto& [set, nodes] : body.mesh.node_sets) {
+        std::vector<int>& global = combined.node_sets[body.name + "/" + set];
+        for (int i : nodes) global.push_back(i + node);
+      }
+      combined.source += (combined.source.empty() ? "" : " + ") + body.name + ": " + body.mesh.source;
+      node += body.mesh.numNodes();
+      element += body.mesh.numElements();
+    }
+  }
+  body_first_node_.clear();
+  int first = 0;
+  for (const Body& body : bodies) {
+    body_first_node_.push_back(first);
+    first += body.mesh.numNodes();
+  }
+  body_first_node_.push_back(first);
+  mesh = std::move(combined);
+  material = bodies[0].material;
+}
+
+void Problem::bindNodeSets(const std::string& source) {
+  for (size_t k = 0; k < bindings.size(); ++k) {
+    const NodeSetBinding& binding = bindings[k];
+    const std::string field = "/bindings/" + std::to_string(k);
+    auto set = mesh.node_sets.find(binding.node_set);
+    if (set == mesh.node_sets.end()) throw InputError(source, field + "/node_set", "unknown node set '" + binding.node_set + "'");
+    int b = 0;
+    while (b < numBodies() && bodies[b].name != binding.body) ++b;
+    if (b == numBodies()) throw InputError(source, field + "/body", "unknown body '" + binding.body + "'");
+    const Mesh& target = bodies[b].mesh;
+    const FieldSampler sampler(target);
+    const ReferenceElement& reference = ReferenceElement::of(target.element_type);
+    for (int node : set->second) {
+      if (node >= body_first_node_[b] && node < body_first_node_[b + 1])
+        throw InputError(source, field, "node set '" + binding.node_set + "' lies in body '" + binding.body +
+                                            "' itself: a body is bound to another one");
+      const FieldSampler::Location at = sampler.locate(mesh.restPosition(node));
+      if (at.element < 0)
+        throw InputError(source, field, "node " + std::to_string(node) + " of '" + binding.node_set +
+                                            "' is not inside body '" + binding.body + "' at rest");
+      WeakConstraint c;
+      c.nodes_a = {node};
+      c.weights_a = {1.0};
+      const Eigen::VectorXd N = reference.shapeValues(at.reference);
+      for (int j = 0; j < reference.numNodes(); ++j) {
+        c.nodes_b.push_back(body_first_node_[b] + target.elements(at.element, j));
+        c.weights_b.push_back(N[j]);
+      }
+      c.k_n = binding.k_n;
+      c.k_t = binding.k_t;
+      c.normal = binding.normal;
+      weak_constraints.push_back(c);
+    }
+  }
+  bindings.clear();  // they are weak constraints now (a second finalize must not add them twice)
+}
+
+void Problem::finalize(const std::string& source) {
   if (!allFinite(gravity)) throw InputError(source, "/gravity", "must be finite");
   if (!(std::isfinite(time.dt) && time.dt > 0.0)) throw InputError(source, "/time/dt", "must be finite and > 0");
   if (time.num_steps < 1) throw InputError(source, "/time/steps", "must be >= 1");
-
+  if (time.substeps < 1) throw InputError(source, "/time/substeps", "must be >= 1");
   if (discretization.quadrature_degree > 20)
     throw InputError(source, "/discretization/quadrature_degree", "must be <= 20");
-  validateMesh(mesh);  // names mesh.source and the element
-  try {
-    elastic_ = std::make_shared<ElasticEnergy>(mesh, std::shared_ptr<const Material>(makeMaterial(material)),
-                                               discretization.quadrature_degree);
-  } catch (const std::invalid_argument& error) {  // e.g. a surface mesh given to solid elasticity
-    throw InputError(source, "/mesh", error.what());
+  if (bodies.empty()) validateMaterial(source, "/material", material);
+
+  combineBodies(source);  // validates every body's mesh once
+  shared_mesh_ = std::make_shared<const Mesh>(mesh);
+
+  // The elastic term: one material per body, elements in body order (solids and 2D);
+  // triangle surfaces in 3D get membrane and bending terms instead.
+  const bool surface = elementDimension(mesh.element_type) == 2 && !isTwoDimensional(mesh);
+  ElementMaterials materials;
+  std::vector<double> densities;
+  std::vector<std::shared_ptr<const EnergyTerm>> surface_terms;
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    const Body& body = bodies[b];
+    const std::string field = bodies.size() > 1 ? "/bodies/" + std::to_string(b) + "/material" : "/material";
+    for (int e = 0; e < body.mesh.numElements(); ++e) densities.push_back(body.material.density);
+    if (!(std::isfinite(body.bending_stiffness) && body.bending_stiffness >= 0.0))
+      throw InputError(source, field + "/bending_stiffness", "must be finite and >= 0");
+    if (surface) {
+      if (body.material.model != MaterialModel::kFixedCorotated)
+        throw InputError(source, field + "/model",
+                         "a triangle surface in 3D (cloth) takes the corotated membrane of PBNG eq. 36: "
+                         "use fixed_corotated");
+      std::vector<std::array<int, 3>> triangles;
+      const int first = body_first_node_[b];
+      for (int e = 0; e < body.mesh.numElements(); ++e)
+        triangles.push_back({body.mesh.elements(e, 0) + first, body.mesh.elements(e, 1) + first,
+                             body.mesh.elements(e, 2) + first});
+      const LameParameters lame = modelParameters(body.material);
+      try {
+        surface_terms.push_back(std::make_shared<MembraneTerm>(triangles, mesh.restPositionsFlat(), lame.mu, lame.lambda));
+        if (body.bending_stiffness > 0.0)
+          surface_terms.push_back(std::make_shared<BendingTerm>(surfaceHinges(triangles), body.bending_stiffness));
+      } catch (const std::invalid_argument& error) {
+        throw InputError(source, bodies.size() > 1 ? "/bodies/" + std::to_string(b) + "/mesh" : "/mesh", error.what());
+      }
+      continue;
+    }
+    if (body.bending_stiffness > 0.0)
+      throw InputError(source, field + "/bending_stiffness", "only a triangle surface in 3D (cloth) bends");
+    materials.materials.push_back(std::shared_ptr<const Material>(makeMaterial(body.material)));
+    materials.activation.push_back(body.activation);
+    for (int e = 0; e < body.mesh.numElements(); ++e) {
+      materials.material_of_element.push_back(static_cast<int>(b));
+      materials.element_data.push_back(body.element_data.empty() ? MaterialPointData{} : body.element_data[e]);
+    }
+  }
+  elastic_.reset();
+  if (!surface) {
+    try {
+      elastic_ = std::make_shared<ElasticEnergy>(shared_mesh_, std::move(materials), discretization.quadrature_degree);
+    } catch (const std::invalid_argument& error) {
+      throw InputError(source, "/mesh", error.what());
+    }
+  }
+  terms_.clear();
+  if (elastic_) terms_.push_back(elastic_);
+  for (auto& term : surface_terms) terms_.push_back(std::move(term));
+  bindNodeSets(source);
+  if (!weak_constraints.empty()) {
+    try {
+      terms_.push_back(std::make_shared<WeakConstraintTerm>(weak_constraints, mesh.numNodes()));
+    } catch (const std::invalid_argument& error) {
+      throw InputError(source, "/weak_constraints", error.what());
+    }
+  }
+
+  collider_terms_.clear();
+  for (size_t c = 0; c < colliders.size(); ++c) {
+    try {
+      collider_terms_.push_back(std::make_shared<ColliderTerm>(colliders[c], mesh.numNodes()));
+    } catch (const std::invalid_argument& error) {
+      throw InputError(source, "/colliders/" + std::to_string(c), error.what());
+    }
+    terms_.push_back(collider_terms_.back());
   }
 
   const int n = mesh.numNodes();
-  node_masses_ = lumpedNodeMasses(mesh, std::vector<double>(mesh.numElements(), material.density),
-                                  discretization.mass_lumping);
+  node_masses_ = lumpedNodeMasses(mesh, densities, discretization.mass_lumping);
   dof_masses_.resize(3 * n);
   external_force_.resize(3 * n);
   for (int i = 0; i < n; ++i) {
@@ -66,6 +230,11 @@ void Problem::finalize(const std::string& source) {
 
   is_fixed_.assign(3 * n, 0);
   dof_condition_.assign(3 * n, -1);
+  // Plane strain: z is pinned at 0 (the 2D problem lives in the xy plane).
+  if (isPlaneStrain()) {
+    if (gravity.z() != 0.0) throw InputError(source, "/gravity/2", "must be 0 for a 2D (plane strain) mesh");
+    for (int i = 0; i < n; ++i) is_fixed_[3 * i + 2] = 1;
+  }
   for (size_t c = 0; c < dirichlet.size(); ++c) {
     const DirichletCondition& condition = dirichlet[c];
     const std::string field = "/dirichlet/" + std::to_string(c);
@@ -80,7 +249,7 @@ void Problem::finalize(const std::string& source) {
     validateMotion(source, field, condition.motion);
     for (int node : set->second)
       for (int k = 0; k < 3; ++k)
-        if (condition.components[k]) {
+        if (condition.components[k] && !(k == 2 && isPlaneStrain())) {
           is_fixed_[3 * node + k] = 1;
           dof_condition_[3 * node + k] = static_cast<int>(c);
         }
@@ -90,9 +259,18 @@ void Problem::finalize(const std::string& source) {
   for (int dof = 0; dof < 3 * n; ++dof) (is_fixed_[dof] ? fixed_dofs_ : free_dofs_).push_back(dof);
 }
 
+const ElasticEnergy& Problem::elasticEnergy() const {
+  if (!elastic_) throw std::logic_error("Problem::elasticEnergy: this problem has no solid elements (a cloth)");
+  return *elastic_;
+}
+
 void Problem::applyDirichlet(Positions& x, double t) const {
   for (int dof : fixed_dofs_) {
     const int node = dof / 3;
+    if (dof_condition_[dof] < 0) {  // plane strain's pinned z
+      x[dof] = 0.0;
+      continue;
+    }
     const Vec3 p = dirichlet[dof_condition_[dof]].motion.positionAt(mesh.restPosition(node), t);
     x[dof] = p[dof % 3];
   }

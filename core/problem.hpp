@@ -1,14 +1,25 @@
 #pragma once
-// A Problem is everything a solver needs and nothing of a solver: the mesh, materials,
-// Dirichlet node sets with their motion, gravity and the integrator (DESIGN.md, "The shared
-// model"). Build one with a scene file (core/scene.hpp) or by hand, then call finalize().
+// A Problem is everything a solver needs and nothing of a solver (DESIGN.md "The shared
+// model"): bodies (mesh, material, density, per-element data), the energy terms over them
+// and between them, Dirichlet node sets with their motion, gravity and the time stepping.
+// Build one with a scene file (validation/scene.hpp) or by hand, then call finalize().
+//
+// Bodies: either set `mesh` and `material` (one body, every single-body scene) or fill
+// `bodies`. finalize() concatenates the bodies' nodes and elements into `mesh` (the combined
+// mesh every output and sampler reads), in body order, so DOFs are concatenated; with several
+// bodies their node sets are named "body/set". Bodies of one problem share one element type.
+// Solid meshes (and 2D triangle meshes, in plane strain) get the elastic term; a triangle
+// surface in 3D (cloth) gets the membrane term (PBNG eq. 36, fixed corotated only) and, with
+// a bending stiffness, the bending term (eq. 35).
 #include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/boundary_motion.hpp"
+#include "core/collider_term.hpp"
 #include "core/elastic_energy.hpp"
+#include "core/energy_term.hpp"
 #include "core/material.hpp"
 #include "core/mesh.hpp"
 
@@ -25,10 +36,15 @@ std::string integratorName(Integrator integrator);
 
 struct TimeStepping {
   Integrator integrator = Integrator::kQuasistatic;
-  // Backward Euler: the time step. Quasistatic: the load step in the same time units that
+  // Backward Euler: the frame time. Quasistatic: the load step in the same time units that
   // boundary motions use (t_n = n dt); it does not enter the equations.
   double dt = 1.0;
-  int num_steps = 1;
+  int num_steps = 1;  // frames
+  // Each frame is `substeps` steps of dt / substeps (high-order paper Alg. 1; PBNG's
+  // collision examples): the yardstick judges every substep; outputs are per frame.
+  int substeps = 1;
+  double substepDt() const { return dt / substeps; }
+  int numSubsteps() const { return num_steps * substeps; }
 };
 
 // How the continuous problem is discretized beyond the mesh: quadrature and mass lumping.
@@ -37,42 +53,105 @@ struct Discretization {
   MassLumping mass_lumping = MassLumping::kEqualShare;  // PXPBD eq. 50, or HRZ
 };
 
+struct Body {
+  std::string name;  // names its node sets "name/set" in a problem of several bodies
+  Mesh mesh;
+  MaterialSpec material;
+  // Optional per-element material data (e.g. a muscle's fibre directions; one per element).
+  std::vector<MaterialPointData> element_data;
+  // Optional activation a(t) of the material (a muscle); null: element_data's activation.
+  ActivationSchedule activation;
+  // A triangle surface in 3D (cloth): k_b of the dihedral bending term (PBNG eq. 35); 0: none.
+  double bending_stiffness = 0.0;
+};
+
+// A weak constraint (PBNG eq. 18-19): a spring between the point sum_j w_a[j] x(nodes_a[j])
+// and the point sum_j w_b[j] x(nodes_b[j]) (global node indices; the points usually lie in
+// elements of different bodies), energy 1/2 C^T K C with C the difference of the two points
+// and K = k_n n n^T + k_t (I - n n^T) (isotropic when k_n = k_t).
+struct WeakConstraint {
+  std::vector<int> nodes_a;
+  std::vector<double> weights_a;
+  std::vector<int> nodes_b;
+  std::vector<double> weights_b;
+  double k_n = 0.0;
+  double k_t = 0.0;
+  Vec3 normal = Vec3::UnitX();
+};
+
+// Binds every node of `node_set` to body `body` with weak constraints: each node's rest
+// position is located in an element of that body, and the node is tied to the point of the
+// body there (PBNG eq. 19 with w_a = 1 at the node and w_b the element's shape functions at
+// the located point). The two blocks of PBNG Fig. 17 are bound this way.
+struct NodeSetBinding {
+  std::string node_set;  // a node set of the combined mesh, e.g. "top/y-min"
+  std::string body;      // the body the nodes are bound to
+  double k_n = 0.0;
+  double k_t = 0.0;
+  Vec3 normal = Vec3::UnitX();
+};
+
 class Problem {
  public:
+  // Single-body shorthand (see above); after finalize(), `mesh` is the combined mesh.
   Mesh mesh;
-  MaterialSpec material;  // one material for the whole mesh
+  MaterialSpec material;
+  std::vector<Body> bodies;
+  std::vector<WeakConstraint> weak_constraints;
+  std::vector<NodeSetBinding> bindings;  // turned into weak_constraints by finalize()
+  std::vector<Collider> colliders;       // kinematic, acting on every node
   Discretization discretization;
   Vec3 gravity = Vec3::Zero();
   std::vector<DirichletCondition> dirichlet;
   TimeStepping time;
 
-  // Validates and precomputes (masses, free DOFs, external forces, element data). Throws
-  // InputError naming `source` (the scene file) and the offending field.
+  // Validates and precomputes (bodies, masses, free DOFs, external forces, energy terms).
+  // Throws InputError naming `source` (the scene file) and the offending field.
   void finalize(const std::string& source = "<problem>");
 
   // --- available after finalize() ---
   int numNodes() const { return mesh.numNodes(); }
   int numDofs() const { return 3 * mesh.numNodes(); }
-  const ElasticEnergy& elasticEnergy() const { return *elastic_; }
+  int numBodies() const { return static_cast<int>(bodies.size()); }
+  // The first global node of body b (nodes of body b: [bodyFirstNode(b), bodyFirstNode(b+1))).
+  int bodyFirstNode(int b) const { return body_first_node_[b]; }
+  // Every energy term of the potential: the elastic (or membrane and bending) terms first,
+  // then weak constraints, then colliders' penalties.
+  const std::vector<std::shared_ptr<const EnergyTerm>>& terms() const { return terms_; }
+  const std::vector<std::shared_ptr<const ColliderTerm>>& colliderTerms() const { return collider_terms_; }
+  // The elastic term of solid (and plane strain) bodies; a cloth problem has none.
+  bool hasElasticEnergy() const { return elastic_ != nullptr; }
+  const ElasticEnergy& elasticEnergy() const;
   const VecX& nodeMasses() const { return node_masses_; }
   const VecX& dofMasses() const { return dof_masses_; }  // node mass repeated 3 times
   const VecX& externalForce() const { return external_force_; }  // lumped gravity m_i g
   const std::vector<int>& freeDofs() const { return free_dofs_; }
   const std::vector<int>& fixedDofs() const { return fixed_dofs_; }
   bool isFixedDof(int dof) const { return is_fixed_[dof] != 0; }
+  bool isPlaneStrain() const { return elastic_ && elastic_->isPlaneStrain(); }
   // Sets every prescribed DOF of x to its value at time t.
   void applyDirichlet(Positions& x, double t) const;
-  double timeAt(int step) const { return step * time.dt; }
+  // The time at the end of substep `substep` (0 = the start of the run).
+  double timeAt(int substep) const { return substep * time.substepDt(); }
+  // The time step of one substep (backward Euler's dt in the yardstick).
+  double stepDt() const { return time.substepDt(); }
 
  private:
+  void combineBodies(const std::string& source);
+  void bindNodeSets(const std::string& source);
+
+  std::shared_ptr<const Mesh> shared_mesh_;
   std::shared_ptr<const ElasticEnergy> elastic_;
+  std::vector<std::shared_ptr<const EnergyTerm>> terms_;
+  std::vector<std::shared_ptr<const ColliderTerm>> collider_terms_;
+  std::vector<int> body_first_node_;
   VecX node_masses_;
   VecX dof_masses_;
   VecX external_force_;
   std::vector<int> free_dofs_;
   std::vector<int> fixed_dofs_;
   std::vector<char> is_fixed_;
-  // Per prescribed DOF: the condition that prescribes it (the last one wins).
+  // Per prescribed DOF: the condition that prescribes it (-1: pinned z of plane strain).
   std::vector<int> dof_condition_;
 };
 

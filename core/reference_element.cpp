@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace pbdlab {
 
@@ -125,6 +126,40 @@ GaussRule1D gaussJacobiOnUnitInterval(int n, double alpha) {
   return rule;
 }
 
+// The symmetric 14-point rule of degree 5 with positive weights and interior points
+// (Walkington, "Quadrature on simplices of arbitrary dimension", 2000; also Jaskowiec and
+// Sukumar 2020, degree 5). Three orbits of the tet's symmetry group in barycentric
+// coordinates: two of 4 points, (a, a, a, 1 - 3a), and one of 6, (a, a, 1/2 - a, 1/2 - a).
+// Its six parameters solve the six moment equations of the symmetric polynomials of degree
+// <= 5 (1, e2, e3, e2^2, e4, e2 e3 of the barycentric coordinates, e1 = 1). It also serves
+// degree 4: the symmetric 1 + 4 + 6 orbits admit only Keast's 11-point degree-4 rule, whose
+// centroid weight is negative. tests/core/test_reference_element.cpp re-derives the six
+// parameters by Newton's method from two-digit guesses and checks every monomial of degree
+// <= 5 (and that every one of degree 6 is missed). Weights below are fractions of the volume.
+QuadratureRule tetRule14() {
+  const double a1 = 0.3108859192633006097973457, w1 = 0.1126879257180158507991857;
+  const double a2 = 0.09273525031089122640232391, w2 = 0.07349304311636194954371021;
+  const double a3 = 0.04550370412564964949188053, w3 = 0.04254602077708146643806943;
+  QuadratureRule rule;
+  // Reference coordinates (x, y, z) = (lambda_1, lambda_2, lambda_3).
+  for (const auto& [a, w] : {std::pair{a1, w1}, std::pair{a2, w2}}) {
+    const double b = 1.0 - 3.0 * a;
+    for (const Vec3& r : {Vec3(a, a, a), Vec3(b, a, a), Vec3(a, b, a), Vec3(a, a, b)}) {
+      rule.points.push_back(r);
+      rule.weights.push_back(w / 6.0);
+    }
+  }
+  // (a, a, c, c), c = 1/2 - a: the 6 ways to place the pair of a's among the 4 coordinates.
+  const double c3 = 0.5 - a3;
+  for (const Vec3& r : {Vec3(a3, c3, c3), Vec3(c3, a3, c3), Vec3(c3, c3, a3), Vec3(a3, a3, c3), Vec3(a3, c3, a3),
+                        Vec3(c3, a3, a3)}) {
+    rule.points.push_back(r);
+    rule.weights.push_back(w3 / 6.0);
+  }
+  rule.degree = 5;
+  return rule;
+}
+
 QuadratureRule tetRule(int degree) {
   QuadratureRule rule;
   if (degree <= 1) {
@@ -146,6 +181,7 @@ QuadratureRule tetRule(int degree) {
     rule.degree = 2;
     return rule;
   }
+  if (degree == 4 || degree == 5) return tetRule14();
   // Collapsed (Duffy / Stroud conical product) rule: the cube (a, b, c) in [0, 1]^3 maps
   // onto the tet by z = c, y = b (1 - c), x = a (1 - b)(1 - c), dx dy dz = (1 - b)(1 - c)^2.
   // A monomial x^i y^j z^k of total degree d becomes a^i (1 - b)^i b^j (1 - c)^(i + j) c^k
@@ -526,7 +562,7 @@ int ReferenceElement::stiffnessQuadratureDegree() const {
   switch (type_) {
     // Simplices with an affine map: dN/dX = J^-T dN/dr has degree order - 1, the stiffness
     // integrand dN_i/dX . dN_j/dX degree 2 (order - 1): 0 for tet4 (one point is exact; the
-    // rules start at degree 1), 2 for tet10 (4 points), 4 for tet20 (27 points).
+    // rules start at degree 1), 2 for tet10 (4 points), 4 for tet20 (14 points, a degree-5 rule).
     case ElementType::kTet4:
     case ElementType::kTri3: return 1;
     case ElementType::kTet10: return 2;

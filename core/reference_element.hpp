@@ -70,8 +70,10 @@ class ReferenceElement {
   // A rule exact for polynomials of total degree <= `degree` on this element (for the
   // pyramid: for the functions of its rational basis' span up to that degree), with
   // positive weights. degree >= 1 (throws std::invalid_argument otherwise).
-  //   tet:  degree 1: 1 point (centroid); degree 2: 4 points (symmetric rule); degree >= 3:
-  //         collapsed Gauss-Jacobi, n^3 points with n = ceil((degree + 1) / 2).
+  //   tet:  degree 1: 1 point (centroid); degree 2: 4 points (symmetric rule); degree 3:
+  //         collapsed Gauss-Jacobi, 8 points; degree 4 and 5: the symmetric 14-point rule of
+  //         degree 5 (Walkington 2000; interior points); degree >= 6: collapsed Gauss-Jacobi,
+  //         n^3 points with n = ceil((degree + 1) / 2).
   //   tri:  degree 1: 1 point; degree 2: 3 points; degree >= 3: collapsed, n^2 points.
   //   hex:  tensor Gauss-Legendre, n = ceil((degree + 1) / 2) points per axis: exact for
   //         every polynomial of degree <= 2n - 1 in each variable separately (Q_{2n-1}).

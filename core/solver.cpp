@@ -1,6 +1,8 @@
 #include "core/solver.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace pbdlab {
 
@@ -32,16 +34,29 @@ double StepMonitor::solverSeconds() const {
   return std::chrono::duration<double>(Clock::now() - start_).count() - excluded_seconds_;
 }
 
-bool StepMonitor::record(int iteration, const Positions& x, const std::vector<double>& extra) {
+bool StepMonitor::record(int iteration, const Positions& x, std::initializer_list<Value> values) {
   const Clock::time_point paused = Clock::now();
   const double solver_seconds = std::chrono::duration<double>(paused - start_).count() - excluded_seconds_;
+  iterations_ = iteration;
+  const bool budget_spent = iteration >= budget_.max_iterations || solver_seconds >= budget_.max_seconds;
+  const int stride = std::max(1, budget_.record_every);
+  if (iteration % stride != 0 && !budget_spent && reason_ == StopReason::kNone) {
+    excluded_seconds_ += std::chrono::duration<double>(Clock::now() - paused).count();
+    return false;
+  }
+  std::vector<double> extra(log_->extraColumns().size(), std::numeric_limits<double>::quiet_NaN());
+  for (const Value& v : values) {
+    const int k = log_->columnIndex(v.column);
+    if (k < 0) throw std::logic_error(std::string("StepMonitor::record: the solver did not declare a column '") +
+                                      v.column + "'");
+    extra[k] = v.value;
+  }
 
   last_residual_ = objective_->residualNorm(x);
   last_relative_ = objective_->relativeResidual(last_residual_);
   last_energy_ = objective_->energy(x);
-  iterations_ = iteration;
-  log_->append({objective_->step() + 1, iteration, solver_seconds, last_residual_, last_relative_,
-                last_energy_, extra});
+  log_->append({objective_->frame(), objective_->substep(), iteration, solver_seconds, last_residual_,
+                last_relative_, last_energy_, std::move(extra)});
 
   if (!std::isfinite(last_residual_) || !std::isfinite(last_energy_)) {
     reason_ = StopReason::kDiverged;
@@ -55,6 +70,19 @@ bool StepMonitor::record(int iteration, const Positions& x, const std::vector<do
   }
   excluded_seconds_ += std::chrono::duration<double>(Clock::now() - paused).count();
   return reason_ != StopReason::kNone;
+}
+
+StepResult advanceOneStep(Solver& solver, const Problem& problem, State& state, const Budget& budget,
+                          IterationLog& log) {
+  const StepObjective objective(problem, state.x, state.v, state.step);
+  StepMonitor monitor(objective, budget, log);
+  solver.advance(objective, state, monitor);
+  state.v = velocitiesAfterStep(objective, state.x);
+  state.step += 1;
+  state.t = objective.timeNext();
+  return {monitor.stopReason(),          monitor.iterations(),   monitor.solverSeconds(),
+          objective.referenceResidualNorm(), monitor.lastResidual(), monitor.lastRelativeResidual(),
+          monitor.lastEnergy()};
 }
 
 }  // namespace pbdlab

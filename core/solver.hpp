@@ -1,9 +1,13 @@
 #pragma once
 // The one interface of every solver, reference or position-based (DESIGN.md, "Solvers"):
-// advance a State of a Problem by one step within a Budget, appending a row to an
-// IterationLog after every iteration through a StepMonitor, which evaluates the yardstick
-// outside the solver's clock and decides when the budget is spent.
+// advance the positions of a State of a Problem by one step (or substep) within a Budget,
+// appending a row to an IterationLog through a StepMonitor, which evaluates the yardstick
+// outside the solver's clock (every iteration, or every k-th: Budget::record_every) and
+// decides when the budget is spent. The runner owns the State's velocities, step and time:
+// after a step it sets v = (x^{n+1} - x^n) / dt (backward Euler) or 0 (quasistatic). A
+// solver keeps its own data across steps (multipliers, rotations, colorings) as members.
 #include <chrono>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <string>
@@ -17,7 +21,7 @@ namespace pbdlab {
 struct State {
   Positions x;
   VecX v;
-  int step = 0;  // index of the step that produced x (0 = initial state)
+  int step = 0;  // index of the (sub)step that produced x (0 = initial state)
   double t = 0.0;
 };
 State initialState(const Problem& problem);
@@ -28,6 +32,10 @@ struct Budget {
   double max_seconds = std::numeric_limits<double>::infinity();  // solver seconds
   double target_relative_residual = 1e-8;
   double absolute_residual_floor = 0.0;  // stop also when |r| <= this
+  // The yardstick is evaluated (and a row logged) at iteration 0, every record_every-th
+  // iteration and when the step ends; the residual target is checked only there. 1: every
+  // iteration. Cheap sweeps (one Gauss-Seidel sweep costs less than the yardstick) use more.
+  int record_every = 1;
 };
 
 // kRoundoff: the solver's update fell to the round-off level of the positions before the
@@ -39,10 +47,17 @@ class StepMonitor {
  public:
   StepMonitor(const StepObjective& objective, const Budget& budget, IterationLog& log);
 
+  // One of the solver's own log values, by column name (Solver::logColumns()).
+  struct Value {
+    const char* column;
+    double value;
+  };
   // Records the state after `iteration` iterations (0 = the solver's initial guess) with
-  // the solver's own columns, in the order of Solver::logColumns(). Returns true when the
-  // step should stop. The yardstick's own cost is excluded from the solver's clock.
-  bool record(int iteration, const Positions& x, const std::vector<double>& extra = {});
+  // the solver's own values by name (a column not given is left empty; a name the solver did
+  // not declare throws std::logic_error). Returns true when the step should stop. The
+  // yardstick's own cost is excluded from the solver's clock. Between record_every strides
+  // only the iteration and time budgets are checked (no yardstick, no row).
+  bool record(int iteration, const Positions& x, std::initializer_list<Value> values = {});
   // A solver that stops for its own reason (divergence, stagnation) says so here.
   void stopFor(StopReason reason) { reason_ = reason; }
 
@@ -75,11 +90,32 @@ class Solver {
   virtual std::string name() const = 0;
   // Names of the solver's own log columns (beside the yardstick's).
   virtual std::vector<std::string> logColumns() const { return {}; }
+  // Why this solver cannot run `problem` (e.g. a quasistatic-only solver on a backward Euler
+  // scene), or "" if it can. Cheap: validation skips such pairs with this reason.
+  virtual std::string rejectionReason(const Problem& problem) const {
+    (void)problem;
+    return "";
+  }
   // Called once before the first step: colorings, symbolic factorizations, caches.
   virtual void setup(const Problem& problem) { (void)problem; }
   // Advances `state` by one step of `objective`. The solver chooses its initial guess,
   // calls monitor.record after every iteration and stops when it returns true.
   virtual void advance(const StepObjective& objective, State& state, StepMonitor& monitor) = 0;
 };
+
+struct StepResult {
+  StopReason reason = StopReason::kNone;
+  int iterations = 0;
+  double solver_seconds = 0.0;
+  double reference_residual = 0.0;  // |r(x_ref)| of the step
+  double residual = 0.0;
+  double relative_residual = 0.0;
+  double energy = 0.0;
+};
+
+// The one place that owns v, the step index and t: advances `state` (at (sub)step
+// state.step) by one (sub)step of `problem` with `solver`, then sets v, step and t.
+StepResult advanceOneStep(Solver& solver, const Problem& problem, State& state, const Budget& budget,
+                          IterationLog& log);
 
 }  // namespace pbdlab

@@ -1,5 +1,7 @@
 #include "core/yardstick.hpp"
 
+#include <algorithm>
+
 namespace pbdlab {
 
 StepObjective::StepObjective(const Problem& problem, const Positions& x_prev, const VecX& v_prev, int step)
@@ -11,24 +13,37 @@ StepObjective::StepObjective(const Problem& problem, const Positions& x_prev, co
 }
 
 double StepObjective::energy(const Positions& x) const {
-  const double potential = problem_->elasticEnergy().energy(x) - problem_->externalForce().dot(x);
+  const double potential = potentialEnergy(x);
   if (!isDynamic()) return potential;
   const VecX dx = x - x_tilde_;
   return 0.5 * dx.dot(problem_->dofMasses().cwiseProduct(dx)) + dt() * dt() * potential;
 }
 
+double StepObjective::potentialEnergy(const Positions& x) const {
+  double potential = -problem_->externalForce().dot(x);
+  for (const auto& term : problem_->terms()) potential += term->energy(x, t_next_);
+  return potential;
+}
+
 void StepObjective::gradient(const Positions& x, VecX& g) const {
   g = -problem_->externalForce();
-  problem_->elasticEnergy().addGradient(x, g);
+  for (const auto& term : problem_->terms()) term->addGradient(x, t_next_, 1.0, g);
   if (isDynamic()) g = problem_->dofMasses().cwiseProduct(x - x_tilde_) + dt() * dt() * g;
 }
 
 double StepObjective::residualNorm(const Positions& x) const {
   VecX g;
   gradient(x, g);
+  for (const auto& collider : problem_->colliderTerms()) collider->projectResidual(x, g);
   double sum = 0.0;
   for (int dof : problem_->freeDofs()) sum += g[dof] * g[dof];
   return std::sqrt(sum);
+}
+
+double StepObjective::maxPenetration(const Positions& x) const {
+  double deepest = 0.0;
+  for (const auto& collider : problem_->colliderTerms()) deepest = std::max(deepest, collider->maxPenetration(x));
+  return deepest;
 }
 
 double StepObjective::relativeResidual(double residual_norm) const {

@@ -3,7 +3,11 @@
 // every solver is judged. For the step from t^n to t^{n+1}:
 //   backward Euler: E(x) = 1/2 (x - x~)^T M (x - x~) + dt^2 (PE(x) - f_ext . x),
 //                   r(x) = M (x - x~) + dt^2 (grad PE(x) - f_ext),  x~ = x^n + dt v^n;
-//   quasistatic:    E(x) = PE(x) - f_ext . x,  r(x) = grad PE(x) - f_ext.
+//   quasistatic:    E(x) = PE(x) - f_ext . x,  r(x) = grad PE(x) - f_ext,
+// and at a node in contact with a kinematic collider, r_i loses the part the collider's
+// normal force can balance (core/collider_term.hpp);
+// PE the sum of the Problem's energy terms at t^{n+1}. With substeps, a step here is one
+// substep (dt = the frame's dt / substeps): each substep is judged on its own.
 // r is taken over the free DOFs only, with the Euclidean norm. The relative residual divides
 // by |r(x_ref)|, x_ref = x^n with this step's boundary values applied: the same reference
 // for every solver, whatever its own initial guess.
@@ -13,13 +17,16 @@ namespace pbdlab {
 
 class StepObjective {
  public:
-  // The step that takes (x_prev, v_prev) at step index `step` to step + 1.
+  // The step that takes (x_prev, v_prev) at (sub)step index `step` to step + 1.
   StepObjective(const Problem& problem, const Positions& x_prev, const VecX& v_prev, int step);
 
   const Problem& problem() const { return *problem_; }
-  int step() const { return step_; }
+  int step() const { return step_; }  // the global (sub)step index, from 0
+  // The frame (1-based) and the substep within it (1-based) of this step, for logs.
+  int frame() const { return step_ / problem_->time.substeps + 1; }
+  int substep() const { return step_ % problem_->time.substeps + 1; }
   double timeNext() const { return t_next_; }
-  double dt() const { return problem_->time.dt; }
+  double dt() const { return problem_->stepDt(); }
   bool isDynamic() const { return problem_->time.integrator == Integrator::kBackwardEuler; }
 
   const Positions& previousPositions() const { return x_prev_; }
@@ -33,10 +40,15 @@ class StepObjective {
 
   // E(x) above.
   double energy(const Positions& x) const;
+  // PE(x) - f_ext . x: the potential part of E (what a quasistatic E is).
+  double potentialEnergy(const Positions& x) const;
   // Full gradient dE/dx (all DOFs, prescribed ones included; callers restrict as needed).
   void gradient(const Positions& x, VecX& g) const;
-  // |r(x)| over the free DOFs.
+  // |r(x)| over the free DOFs, with the colliders' projection at nodes in contact
+  // (core/collider_term.hpp).
   double residualNorm(const Positions& x) const;
+  // The deepest penetration of any collider at x (0 without colliders).
+  double maxPenetration(const Positions& x) const;
   // |r(x_ref)|, computed once.
   double referenceResidualNorm() const { return reference_residual_; }
   double relativeResidual(double residual_norm) const;

@@ -6,18 +6,16 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "core/input_error.hpp"
+#include "core/json_reader.hpp"
 #include "meshes/bunny.hpp"
 #include "meshes/msh_io.hpp"
 #include "meshes/node_sets.hpp"
@@ -36,44 +34,6 @@ constexpr const char* kCacheKeyVersion = "pbdlab-mesh-recipe 1";
 constexpr long long kMaxCells = 10'000'000;
 constexpr double kMaxEstimatedElements = 5e7;
 
-std::string describeValue(const json& value) {
-  switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return value.get<bool>() ? "true" : "false";
-    case json::value_t::string: return "the string " + value.dump();
-    case json::value_t::array: return "an array of " + std::to_string(value.size());
-    case json::value_t::object: return "an object";
-    case json::value_t::number_float: {
-      const double d = value.get<double>();
-      if (std::isnan(d)) return "NaN";
-      if (std::isinf(d)) return d > 0 ? "infinity" : "-infinity";
-      return value.dump();
-    }
-    default: return value.dump();
-  }
-}
-
-std::size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), std::size_t{0});
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 std::string number(double v) {
   std::ostringstream out;
   out.precision(6);
@@ -81,84 +41,47 @@ std::string number(double v) {
   return out.str();
 }
 
-// Typed access to the recipe object; every error names the source and the JSON pointer.
+// Typed access to the recipe object at `at` through the shared reader (core/json_reader.hpp):
+// every error names the source and the JSON pointer; `key`s are relative to the recipe.
 class In {
  public:
-  In(std::string source, std::string at) : source_(std::move(source)), at_(std::move(at)) {}
+  In(std::string source, std::string at) : reader_(std::move(source)), at_(std::move(at)) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {
-    throw InputError(source_, field(key), message);
+    reader_.fail(field(key), message);
   }
-  std::string field(const std::string& key) const { return key.empty() ? at_ : at_ + "/" + key; }
+  std::string field(const std::string& key) const { return key.empty() ? at_ : jsonPointerChild(at_, key); }
+  const JsonReader& reader() const { return reader_; }
 
   void onlyKeys(const json& object, const std::vector<std::string>& known, const std::string& kind) const {
-    for (const auto& item : object.items()) {
-      if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
-      std::string message = "unknown key '" + item.key() + "' for a mesh of type \"" + kind + "\"";
-      std::string nearest;
-      std::size_t best = std::numeric_limits<std::size_t>::max();
-      for (const std::string& k : known) {
-        const std::size_t d = editDistance(item.key(), k);
-        if (d < best) best = d, nearest = k;
-      }
-      if (best <= std::max<std::size_t>(2, nearest.size() / 4)) message += " (did you mean '" + nearest + "'?)";
-      fail(item.key(), message + "; known keys here: " + join(known));
-    }
+    reader_.onlyKeys(object, at_, known, "for a mesh of type \"" + kind + "\"");
   }
-
-  double real(const json& object, const std::string& key) const {
-    const json& v = object.at(key);
-    if (!v.is_number()) fail(key, "must be a number, got " + describeValue(v));
-    const double d = v.get<double>();
-    if (!std::isfinite(d)) fail(key, "must be a finite number, got " + describeValue(v));
-    return d;
-  }
+  double real(const json& object, const std::string& key) const { return reader_.number(object.at(key), field(key)); }
   double positive(const json& object, const std::string& key) const {
-    const double d = real(object, key);
-    if (!(d > 0.0)) fail(key, "must be > 0, got " + number(d));
-    return d;
+    return reader_.positive(object.at(key), field(key));
   }
-  int integer(const json& value, const std::string& key) const {
-    if (!value.is_number_integer()) fail(key, "must be an integer, got " + describeValue(value));
-    if (value.is_number_unsigned() ? value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())
-                                   : (value.get<std::int64_t>() > std::numeric_limits<int>::max() ||
-                                      value.get<std::int64_t>() < std::numeric_limits<int>::min())) {
-      fail(key, "is out of range, got " + value.dump());
-    }
-    return value.get<int>();
-  }
+  int integer(const json& object, const std::string& key) const { return reader_.integer(object.at(key), field(key)); }
   std::string string(const json& object, const std::string& key) const {
-    const json& v = object.at(key);
-    if (!v.is_string()) fail(key, "must be a string, got " + describeValue(v));
-    return v.get<std::string>();
+    return reader_.string(object.at(key), field(key));
+  }
+  // One of `names` (a string): "unknown WHAT 'x' (known: ...)".
+  std::string name(const json& object, const std::string& key, const std::vector<std::string>& names,
+                   const std::string& what) const {
+    return reader_.oneOf(object.at(key), field(key), names, what);
   }
   // An array of n finite numbers (each > 0 when `positive`).
   std::vector<double> reals(const json& object, const std::string& key, std::size_t n, bool positive) const {
-    const json& v = object.at(key);
-    if (!v.is_array() || v.size() != n)
-      fail(key, "must be an array of " + std::to_string(n) + " numbers, got " + describeValue(v));
-    std::vector<double> out;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::string item = key + "/" + std::to_string(i);
-      if (!v[i].is_number()) fail(item, "must be a number, got " + describeValue(v[i]));
-      const double d = v[i].get<double>();
-      if (!std::isfinite(d)) fail(item, "must be a finite number, got " + describeValue(v[i]));
-      if (positive && !(d > 0.0)) fail(item, "must be > 0, got " + number(d));
-      out.push_back(d);
-    }
-    return out;
+    return reader_.numbers(object.at(key), field(key), n, positive);
   }
   // An array of n integers >= 1 whose product is at most kMaxCells.
   std::vector<int> cells(const json& object, const std::string& key, std::size_t n) const {
     const json& v = object.at(key);
     if (!v.is_array() || v.size() != n)
-      fail(key, "must be an array of " + std::to_string(n) + " integers, got " + describeValue(v));
+      fail(key, "must be an array of " + std::to_string(n) + " integers, got " + describeJson(v));
     std::vector<int> out;
     long long total = 1;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::string item = key + "/" + std::to_string(i);
-      const int c = integer(v[i], item);
-      if (c < 1) fail(item, "must be >= 1, got " + std::to_string(c));
+      const int c = reader_.integerAtLeast(v[i], jsonPointerChild(field(key), i), 1);
       out.push_back(c);
       total *= c;
       if (total > kMaxCells) fail(key, "asks for more than " + std::to_string(kMaxCells) + " cells");
@@ -167,15 +90,13 @@ class In {
   }
   int order(const json& object) const {
     if (!object.contains("order")) return 1;
-    const int o = integer(object.at("order"), "order");
+    const int o = integer(object, "order");
     if (o < 1 || o > 3) fail("order", "must be 1 (linear), 2 (tet10) or 3 (tet20), got " + std::to_string(o));
     return o;
   }
   // Resolves a file path against base_dir and checks that it can be read.
   std::string file(const json& object, const std::string& base_dir) const {
-    if (!object.contains("file")) fail("file", "is required but missing");
-    const std::string name = string(object, "file");
-    if (name.empty()) fail("file", "must not be empty");
+    const std::string name = reader_.nonEmptyString(reader_.required(object, "file", at_), field("file"));
     const std::filesystem::path p(name);
     const std::string resolved = p.is_absolute() || base_dir.empty() ? p.string() : (std::filesystem::path(base_dir) / p).string();
     std::error_code ec;
@@ -186,7 +107,7 @@ class In {
   }
 
  private:
-  std::string source_;
+  JsonReader reader_;
   std::string at_;
 };
 
@@ -202,9 +123,9 @@ void parseBox(const In& in, const json& m, MeshRecipe& r) {
   if (m.contains(family_key)) {
     const std::string name = in.string(m, family_key);
     try {
-      box.family = parseBoxFamily(name);
+      box.family = parseBoxFamily(name);  // also the first format's "five"
     } catch (const std::invalid_argument&) {
-      in.fail(family_key, "unknown family '" + name + "' (known: " + join(boxFamilyNames()) + ")");
+      in.reader().failUnknownName(in.field(family_key), name, boxFamilyNames(), "family");
     }
   }
   if (m.contains("origin")) {
@@ -244,9 +165,8 @@ void parseBox(const In& in, const json& m, MeshRecipe& r) {
 
 void parseResBox(const In& in, const json& m, MeshRecipe& r) {
   in.onlyKeys(m, {"type", "nodes_per_side", "order"}, "res_box");
-  if (!m.contains("nodes_per_side")) in.fail("nodes_per_side", "is required but missing");
-  const int n = in.integer(m.at("nodes_per_side"), "nodes_per_side");
-  if (n < 2) in.fail("nodes_per_side", "must be >= 2, got " + std::to_string(n));
+  const int n = in.reader().integerAtLeast(in.reader().required(m, "nodes_per_side", in.field("")),
+                                           in.field("nodes_per_side"), 2);
   if (std::pow(n - 1.0, 3) > static_cast<double>(kMaxCells)) {
     in.fail("nodes_per_side", "asks for more than " + std::to_string(kMaxCells) + " cells");
   }
@@ -259,17 +179,13 @@ void parseResBox(const In& in, const json& m, MeshRecipe& r) {
 void parseRectangle(const In& in, const json& m, MeshRecipe& r) {
   in.onlyKeys(m, {"type", "embedding", "origin", "size", "cells", "target_size", "diagonals", "plane"}, "rectangle");
   RectangleRecipe& rect = r.rectangle;
-  const std::string embedding = m.contains("embedding") ? in.string(m, "embedding") : "2d";
-  if (embedding == "2d") rect.embedding = RectangleRecipe::Embedding::k2d;
-  else if (embedding == "3d_surface") rect.embedding = RectangleRecipe::Embedding::k3dSurface;
-  else in.fail("embedding", "unknown embedding '" + embedding + "' (known: 2d, 3d_surface)");
+  const std::string embedding = m.contains("embedding") ? in.name(m, "embedding", {"2d", "3d_surface"}, "embedding") : "2d";
+  rect.embedding = embedding == "2d" ? RectangleRecipe::Embedding::k2d : RectangleRecipe::Embedding::k3dSurface;
   const bool surface = rect.embedding == RectangleRecipe::Embedding::k3dSurface;
   json c = {{"type", "rectangle"}, {"embedding", embedding}};
   if (m.contains("plane")) {
     if (!surface) in.fail("plane", "only a \"3d_surface\" rectangle takes a plane (a 2d one is in z = 0)");
-    rect.plane = in.string(m, "plane");
-    if (rect.plane != "xy" && rect.plane != "xz" && rect.plane != "yz")
-      in.fail("plane", "unknown plane '" + rect.plane + "' (known: xy, xz, yz)");
+    rect.plane = in.name(m, "plane", {"xy", "xz", "yz"}, "plane");
   }
   if (surface) c["plane"] = rect.plane;
   if (m.contains("origin")) {
@@ -297,12 +213,7 @@ void parseRectangle(const In& in, const json& m, MeshRecipe& r) {
     rect.cells = {cells[0], cells[1]};
     c["cells"] = json::array({cells[0], cells[1]});
     if (m.contains("diagonals")) {
-      const std::string name = in.string(m, "diagonals");
-      try {
-        rect.diagonals = parseDiagonals(name);
-      } catch (const std::invalid_argument&) {
-        in.fail("diagonals", "unknown diagonals '" + name + "' (known: left, right, alternate)");
-      }
+      rect.diagonals = parseDiagonals(in.name(m, "diagonals", {"left", "right", "alternate"}, "diagonals"));
     }
     c["diagonals"] = diagonalsName(rect.diagonals);
   }
@@ -321,7 +232,7 @@ void parseStl(const In& in, const json& m, MeshRecipe& r, const std::string& bas
   in.onlyKeys(m, {"type", "file", "target_size", "feature_angle", "order"}, "stl");
   r.path = in.file(m, base_dir);
   r.file = in.string(m, "file");
-  if (!m.contains("target_size")) in.fail("target_size", "is required but missing");
+  in.reader().required(m, "target_size", in.field(""));
   r.target_size = in.positive(m, "target_size");
   if (m.contains("feature_angle")) {
     r.feature_angle = in.real(m, "feature_angle");
@@ -336,9 +247,7 @@ void parseStl(const In& in, const json& m, MeshRecipe& r, const std::string& bas
 void parseBunnySurface(const In& in, const json& m, MeshRecipe& r) {
   in.onlyKeys(m, {"type", "subdivisions"}, "bunny_surface");
   if (m.contains("subdivisions")) {
-    r.subdivisions = in.integer(m.at("subdivisions"), "subdivisions");
-    if (r.subdivisions < 0 || r.subdivisions > 6)
-      in.fail("subdivisions", "must be in 0 .. 6, got " + std::to_string(r.subdivisions));
+    r.subdivisions = in.reader().integer(m.at("subdivisions"), in.field("subdivisions"), 0, 6);
   }
   r.canonical = {{"type", "bunny_surface"}, {"subdivisions", r.subdivisions}};
 }
@@ -371,8 +280,8 @@ std::string MeshRecipe::describe() const {
 
 MeshRecipe parseMeshRecipe(const json& value, const std::string& source, const std::string& at, const std::string& base_dir) {
   const In in(source, at);
-  if (!value.is_object()) in.fail("", "a mesh recipe must be a JSON object, got " + describeValue(value));
-  if (!value.contains("type")) in.fail("type", "is required but missing");
+  if (!value.is_object()) in.fail("", "a mesh recipe must be a JSON object, got " + describeJson(value));
+  in.reader().required(value, "type", in.field(""));
   const std::string type = in.string(value, "type");
   MeshRecipe r;
   if (type == "box") {
@@ -394,7 +303,8 @@ MeshRecipe parseMeshRecipe(const json& value, const std::string& source, const s
     r.kind = MeshRecipe::Kind::kBunnySurface;
     parseBunnySurface(in, value, r);
   } else {
-    in.fail("type", "unknown mesh type '" + type + "' (known: box, res_box, rectangle, msh, stl, bunny_surface)");
+    in.reader().failUnknownName(in.field("type"), type, {"box", "res_box", "rectangle", "msh", "stl", "bunny_surface"},
+                                "mesh type");
   }
   return r;
 }

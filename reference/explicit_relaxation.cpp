@@ -8,31 +8,36 @@ namespace pbdlab {
 
 double ExplicitRelaxationSolver::maxFrequencyEstimate(const Problem& problem) {
   // Gershgorin: every eigenvalue of M^-1 K is below max_i sum_j |K_ij| / m_i. K is summed
-  // over elements with absolute values, which bounds the assembled row sums from above.
-  const ElasticEnergy& elastic = problem.elasticEnergy();
+  // over every term's stencils with absolute values, which bounds the row sums from above.
   const Positions x = problem.mesh.restPositionsFlat();
   VecX row_sums = VecX::Zero(problem.numDofs());
   Eigen::MatrixXd H;
-  for (int e = 0; e < elastic.numElements(); ++e) {
-    elastic.elementTerms(e, x, nullptr, nullptr, &H);
-    const int* nodes = elastic.elementNodes(e);
-    for (int p = 0; p < H.rows(); ++p) row_sums[3 * nodes[p / 3] + p % 3] += H.row(p).cwiseAbs().sum();
-  }
+  for (const auto& term : problem.terms())
+    for (int s = 0; s < term->numStencils(); ++s) {
+      term->stencilTerms(s, x, 0.0, nullptr, nullptr, &H, HessianKind::kTrue);
+      const int* nodes = term->stencilNodes(s);
+      for (int p = 0; p < H.rows(); ++p) row_sums[3 * nodes[p / 3] + p % 3] += H.row(p).cwiseAbs().sum();
+    }
   double max_ratio = 0.0;
   for (int dof = 0; dof < problem.numDofs(); ++dof)
     max_ratio = std::max(max_ratio, row_sums[dof] / problem.dofMasses()[dof]);
   return std::sqrt(max_ratio);
 }
 
-void ExplicitRelaxationSolver::setup(const Problem& problem) {
+std::string ExplicitRelaxationSolver::rejectionReason(const Problem& problem) const {
   if (problem.time.integrator != Integrator::kQuasistatic)
-    throw std::invalid_argument("solver explicit_relaxation relaxes to quasistatic equilibrium; the scene's "
-                                "integrator is backward_euler");
+    return "solver explicit_relaxation relaxes to quasistatic equilibrium; the scene's integrator is backward_euler";
+  if (!problem.colliderTerms().empty())
+    return "solver explicit_relaxation has no collider projection; the scene has kinematic colliders";
   const double omega_max = maxFrequencyEstimate(problem);
   if (options_.dt * omega_max > 2.0)
-    throw std::invalid_argument("explicit_relaxation: dt = " + std::to_string(options_.dt) +
-                                " s is above the stability limit 2 / omega_max = " + std::to_string(2.0 / omega_max) +
-                                " s of this mesh and material");
+    return "explicit_relaxation: dt = " + std::to_string(options_.dt) + " s is above the stability limit " +
+           "2 / omega_max = " + std::to_string(2.0 / omega_max) + " s of this mesh and material";
+  return "";
+}
+
+void ExplicitRelaxationSolver::setup(const Problem& problem) {
+  if (const std::string reason = rejectionReason(problem); !reason.empty()) throw std::invalid_argument(reason);
 }
 
 void ExplicitRelaxationSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
@@ -48,7 +53,7 @@ void ExplicitRelaxationSolver::advance(const StepObjective& objective, State& st
   VecX g;
   double pseudo_time = 0.0;
   auto kinetic = [&]() { return 0.5 * v.dot(mass.cwiseProduct(v)); };
-  bool stop = monitor.record(0, x, {0.0, 0.0});
+  bool stop = monitor.record(0, x, {{"pseudo_time", 0.0}, {"kinetic_energy", 0.0}});
   for (int iteration = 1; !stop; ++iteration) {
     for (int s = 0; s < options_.substeps; ++s) {
       objective.gradient(x, g);  // grad PE - f_ext
@@ -58,10 +63,9 @@ void ExplicitRelaxationSolver::advance(const StepObjective& objective, State& st
       }
     }
     pseudo_time += options_.substeps * dt;
-    stop = monitor.record(iteration, x, {pseudo_time, kinetic()});
+    stop = monitor.record(iteration, x, {{"pseudo_time", pseudo_time}, {"kinetic_energy", kinetic()}});
   }
   state.x = x;
-  state.v = VecX::Zero(x.size());
 }
 
 }  // namespace pbdlab

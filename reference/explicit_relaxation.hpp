@@ -22,6 +22,7 @@ class ExplicitRelaxationSolver : public Solver {
   explicit ExplicitRelaxationSolver(ExplicitRelaxationOptions options = {}) : options_(options) {}
   std::string name() const override { return "explicit_relaxation"; }
   std::vector<std::string> logColumns() const override { return {"pseudo_time", "kinetic_energy"}; }
+  std::string rejectionReason(const Problem& problem) const override;
   // Throws std::invalid_argument for a backward Euler problem (this solver relaxes to
   // quasistatic equilibrium) or a time step above the stability estimate 2 / omega_max.
   void setup(const Problem& problem) override;

@@ -4,11 +4,6 @@
 
 namespace pbdlab {
 
-namespace {
-// Index of the pair (p, q), p >= q, among an element matrix's lower-triangle entries.
-constexpr int lowerIndex(int p, int q) { return p * (p + 1) / 2 + q; }
-}  // namespace
-
 FreeDofHessian::FreeDofHessian(const Problem& problem) {
   const int num_dofs = problem.numDofs();
   free_of_dof_.assign(num_dofs, -1);
@@ -17,22 +12,22 @@ FreeDofHessian::FreeDofHessian(const Problem& problem) {
   num_fixed_ = num_dofs - static_cast<int>(free_dofs_.size());
   const int n_free = static_cast<int>(free_dofs_.size());
 
-  const ElasticEnergy& elastic = problem.elasticEnergy();
-  const int n_elements = elastic.numElements();
-  const int element_dofs = 3 * elastic.nodesPerElement();
-  lower_entries_ = element_dofs * (element_dofs + 1) / 2;
-  auto globalFree = [&](int e, int p) { return free_of_dof_[3 * elastic.elementNodes(e)[p / 3] + p % 3]; };
-
-  // Pattern: every (row >= col) pair of free DOFs that share an element, plus the diagonal.
+  // Pattern: every (row >= col) pair of free DOFs that share a stencil of any term, plus the
+  // diagonal.
   std::vector<Eigen::Triplet<double, int>> entries;
-  entries.reserve(static_cast<size_t>(n_elements) * lower_entries_ + n_free);
   for (int i = 0; i < n_free; ++i) entries.emplace_back(i, i, 0.0);
-  for (int e = 0; e < n_elements; ++e)
-    for (int p = 0; p < element_dofs; ++p)
-      for (int q = 0; q <= p; ++q) {
-        const int gp = globalFree(e, p), gq = globalFree(e, q);
-        if (gp >= 0 && gq >= 0) entries.emplace_back(std::max(gp, gq), std::min(gp, gq), 0.0);
-      }
+  auto forEachLowerPair = [&](const EnergyTerm& term, auto&& f) {
+    const int dofs = 3 * term.nodesPerStencil();
+    for (int s = 0; s < term.numStencils(); ++s) {
+      const int* nodes = term.stencilNodes(s);
+      for (int p = 0; p < dofs; ++p)
+        for (int q = 0; q <= p; ++q) f(s, p, q, free_of_dof_[3 * nodes[p / 3] + p % 3], free_of_dof_[3 * nodes[q / 3] + q % 3]);
+    }
+  };
+  for (const auto& term : problem.terms())
+    forEachLowerPair(*term, [&](int, int, int, int gp, int gq) {
+      if (gp >= 0 && gq >= 0) entries.emplace_back(std::max(gp, gq), std::min(gp, gq), 0.0);
+    });
   matrix_.resize(n_free, n_free);
   matrix_.setFromTriplets(entries.begin(), entries.end());
   matrix_.makeCompressed();
@@ -44,18 +39,20 @@ FreeDofHessian::FreeDofHessian(const Problem& problem) {
   };
   diagonal_slot_.resize(n_free);
   for (int i = 0; i < n_free; ++i) diagonal_slot_[i] = slotOf(i, i);
-  element_slots_.resize(static_cast<size_t>(n_elements) * lower_entries_);
-  for (int e = 0; e < n_elements; ++e)
-    for (int p = 0; p < element_dofs; ++p)
-      for (int q = 0; q <= p; ++q) {
-        const int gp = globalFree(e, p), gq = globalFree(e, q);
-        element_slots_[static_cast<size_t>(e) * lower_entries_ + lowerIndex(p, q)] =
-            (gp >= 0 && gq >= 0) ? slotOf(std::max(gp, gq), std::min(gp, gq)) : -1;
-      }
+  for (const auto& term : problem.terms()) {
+    HessianSlots slots;
+    const int dofs = 3 * term->nodesPerStencil();
+    slots.entries_per_stencil = dofs * (dofs + 1) / 2;
+    slots.slot.resize(static_cast<size_t>(term->numStencils()) * slots.entries_per_stencil);
+    forEachLowerPair(*term, [&](int s, int p, int q, int gp, int gq) {
+      slots.slot[static_cast<size_t>(s) * slots.entries_per_stencil + lowerTriangleIndex(p, q)] =
+          (gp >= 0 && gq >= 0) ? slotOf(std::max(gp, gq), std::min(gp, gq)) : -1;
+    });
+    slots_.push_back(std::move(slots));
+  }
 }
 
 const SparseMatrix& FreeDofHessian::assemble(const StepObjective& objective, const Positions& x, HessianKind kind) {
-  const ElasticEnergy& elastic = objective.problem().elasticEnergy();
   const double scale = objective.elasticScale();
   double* values = matrix_.valuePtr();
   std::fill(values, values + matrix_.nonZeros(), 0.0);
@@ -63,24 +60,9 @@ const SparseMatrix& FreeDofHessian::assemble(const StepObjective& objective, con
     const VecX& mass = objective.problem().dofMasses();
     for (size_t k = 0; k < free_dofs_.size(); ++k) values[diagonal_slot_[k]] = mass[free_dofs_[k]];
   }
-  withNodeCount(elastic.elementType(), [&](auto n) {
-    constexpr int N = decltype(n)::value;
-    for (const std::vector<int>& color : elastic.elementColoring().groups) {
-      const int count = static_cast<int>(color.size());
-#pragma omp parallel for schedule(static)
-      for (int k = 0; k < count; ++k) {
-        const int e = color[k];
-        ElementMatrix<N> H;
-        elastic.template elementTerms<N>(e, x, nullptr, nullptr, &H, kind);
-        const int* slots = element_slots_.data() + static_cast<size_t>(e) * lower_entries_;
-        for (int p = 0; p < 3 * N; ++p)
-          for (int q = 0; q <= p; ++q) {
-            const int slot = slots[lowerIndex(p, q)];
-            if (slot >= 0) values[slot] += scale * H(p, q);
-          }
-      }
-    }
-  });
+  const auto& terms = objective.problem().terms();
+  for (size_t k = 0; k < terms.size(); ++k)
+    terms[k]->addHessian(x, objective.timeNext(), kind, scale, slots_[k], values);
   return matrix_;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Assembly of the step objective's Hessian over the free DOFs into a sparse matrix whose
-// pattern (lower triangle, as CHOLMOD wants it) is built once per topology. Each element's
-// 3N (3N + 1) / 2 lower-triangle entries have a precomputed slot in the value array, and
-// elements of one color share no node, so the scatter runs in parallel without races or
+// pattern (lower triangle, as CHOLMOD wants it) is built once per topology from the stencils
+// of every energy term of the Problem (elements, weak constraints, ...). Each stencil's
+// 3k (3k + 1) / 2 lower-triangle entries have a precomputed slot in the value array, and
+// stencils of one color share no node, so each term scatters in parallel without races or
 // allocation.
 #include <Eigen/SparseCore>
 #include <vector>
@@ -25,7 +26,7 @@ class FreeDofHessian {
   const SparseMatrix& pattern() const { return matrix_; }
 
   // Hessian of objective.energy at x over the free DOFs (lower triangle):
-  // backward Euler M + dt^2 K, quasistatic K, with K's element blocks true or projected.
+  // backward Euler M + dt^2 K, quasistatic K, with every term's blocks of the given kind.
   const SparseMatrix& assemble(const StepObjective& objective, const Positions& x, HessianKind kind);
   const SparseMatrix& matrix() const { return matrix_; }
 
@@ -38,9 +39,8 @@ class FreeDofHessian {
   int num_fixed_ = 0;
   std::vector<int> free_dofs_;
   SparseMatrix matrix_;
-  std::vector<int> diagonal_slot_;                           // per free DOF
-  int lower_entries_ = 0;           // per element: 3N (3N + 1) / 2
-  std::vector<int> element_slots_;  // per element and lower entry; -1 where a DOF is prescribed
+  std::vector<int> diagonal_slot_;   // per free DOF
+  std::vector<HessianSlots> slots_;  // per energy term of the Problem, in terms() order
 };
 
 }  // namespace pbdlab

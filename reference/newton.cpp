@@ -63,7 +63,7 @@ void NewtonSolver::advance(const StepObjective& objective, State& state, StepMon
 
   Positions x = objective.isDynamic() ? objective.inertialTarget() : objective.previousPositions();
   objective.applyBoundary(x);
-  bool stop = monitor.record(0, x, {0, 0, -1, 0, 0, 0});
+  bool stop = monitor.record(0, x);
 
   VecX g, g_trial;
   double energy = objective.energy(x);
@@ -103,7 +103,7 @@ void NewtonSolver::advance(const StepObjective& objective, State& state, StepMon
     const double factor_seconds = secondsSince(factor_start);  // factor(s) and solve(s)
     if (!std::isfinite(shift) || !d.allFinite()) {
       monitor.stopFor(StopReason::kDiverged);
-      monitor.record(iteration, x, {0, 0, 2, shift, assembly_seconds, factor_seconds});
+      monitor.record(iteration, x, {{"hessian", kUsedShifted}, {"shift", shift}, {"assembly_seconds", assembly_seconds}, {"factor_seconds", factor_seconds}});
       break;
     }
 
@@ -112,7 +112,7 @@ void NewtonSolver::advance(const StepObjective& objective, State& state, StepMon
     // small loads can be far above a relative 1e-8). Stop instead of line-searching noise.
     if (shift == 0.0 && d.lpNorm<Eigen::Infinity>() <= kRoundoffStep * std::max(1.0, x.lpNorm<Eigen::Infinity>())) {
       monitor.stopFor(StopReason::kRoundoff);
-      monitor.record(iteration, x, {0, 0, double(kind == HessianKind::kProjected), 0.0, assembly_seconds, factor_seconds});
+      monitor.record(iteration, x, {{"line_search_steps", 0}, {"step_length", 0.0}, {"hessian", double(kind == HessianKind::kProjected)}, {"shift", 0.0}, {"assembly_seconds", assembly_seconds}, {"factor_seconds", factor_seconds}});
       break;
     }
 
@@ -145,16 +145,16 @@ void NewtonSolver::advance(const StepObjective& objective, State& state, StepMon
     const int hessian_used = shift > 0.0 ? kUsedShifted : (kind == HessianKind::kProjected ? kUsedProjected : kUsedTrue);
     if (!accepted) {
       monitor.stopFor(StopReason::kStalled);
-      monitor.record(iteration, x, {double(line_search_steps), 0.0, double(hessian_used), shift, assembly_seconds, factor_seconds});
+      monitor.record(iteration, x, {{"line_search_steps", double(line_search_steps)}, {"step_length", 0.0}, {"hessian", double(hessian_used)}, {"shift", shift}, {"assembly_seconds", assembly_seconds}, {"factor_seconds", factor_seconds}});
       break;
     }
     x.swap(x_trial);
     g.swap(g_trial);
     energy = energy_trial;
-    stop = monitor.record(iteration, x, {double(line_search_steps), alpha, double(hessian_used), shift,
-                                         assembly_seconds, factor_seconds});
+    stop = monitor.record(iteration, x, {{"line_search_steps", double(line_search_steps)}, {"step_length", alpha},
+                                         {"hessian", double(hessian_used)}, {"shift", shift},
+                                         {"assembly_seconds", assembly_seconds}, {"factor_seconds", factor_seconds}});
   }
-  state.v = velocitiesAfterStep(objective, x);
   state.x = x;
 }
 

@@ -61,7 +61,8 @@ def read_json(path, required):
 
 
 def read_iterations(path):
-    """Reads iterations.csv as a list of {column: float}; all columns are numeric in pbdlab."""
+    """Reads iterations.csv as a list of {column: float}; all columns are numeric in pbdlab (an
+    empty field is a solver value not given at that iteration: NaN)."""
     if not os.path.isfile(path):
         raise ReportError(f"{os.path.dirname(path) or '.'}: missing iterations.csv "
                           "(not a pbdlab run directory?)")
@@ -74,7 +75,7 @@ def read_iterations(path):
             rows = []
             for line, record in enumerate(reader, start=2):
                 try:
-                    row = {k: float(v) for k, v in record.items() if k is not None}
+                    row = {k: float(v) if v != "" else math.nan for k, v in record.items() if k is not None}
                 except (TypeError, ValueError) as e:
                     raise ReportError(f"{path}:{line}: malformed row ({e})") from e
                 if not all(math.isfinite(row[c]) for c in ("step", "iteration", "solver_seconds")):
@@ -246,9 +247,12 @@ def is_number(x):
 
 
 def metric_pass(metric):
-    """The recorded verdict, else value <= tolerance (finite), else unknown."""
+    """The recorded verdict, else value <= tolerance (finite), else unknown. A recorded null
+    verdict (e.g. Newton against its own reference) stays unknown: it is not a pass."""
     if isinstance(metric.get("pass"), bool):
         return metric["pass"]
+    if "pass" in metric and metric["pass"] is None:
+        return None
     value, tolerance = metric.get("value"), metric.get("tolerance")
     if is_number(value) and is_number(tolerance):
         return math.isfinite(value) and value <= tolerance
@@ -274,7 +278,7 @@ def fmt_seconds(x):
 
 
 def verdict(p):
-    return {True: "PASS", False: "FAIL", None: "—"}[p]
+    return {True: "PASS", False: "FAIL", None: "n/a"}[p]
 
 
 # ----------------------------------------------------------------------------- figures

@@ -15,7 +15,7 @@ import unittest
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_report.py")
 
-CSV_HEADER = "step,iteration,solver_seconds,residual,relative_residual,energy,line_search_steps\n"
+CSV_HEADER = "step,substep,iteration,solver_seconds,residual,relative_residual,energy,line_search_steps\n"
 
 
 def write(path, text):
@@ -44,7 +44,8 @@ def iterations_csv(residuals_per_step, dt):
     lines = [CSV_HEADER]
     for step, residuals in enumerate(residuals_per_step, start=1):
         for i, rel in enumerate(residuals):
-            lines.append(f"{step},{i},{i * dt + 1e-6},{rel * 100},{rel},{-i},0\n")
+            # The solver's own column is empty at iteration 0 (a value not given there).
+            lines.append(f"{step},1,{i},{i * dt + 1e-6},{rel * 100},{rel},{-i},{'' if i == 0 else 0}\n")
     return "".join(lines)
 
 
@@ -220,7 +221,7 @@ class MakeReportTest(unittest.TestCase):
 
     def test_missing_summary_names_the_directory(self):
         broken = os.path.join(self.tmp.name, "not_a_run")
-        write(os.path.join(broken, "iterations.csv"), CSV_HEADER + "1,0,0,1,1,0,0\n")
+        write(os.path.join(broken, "iterations.csv"), CSV_HEADER + "1,1,0,0,1,1,0,0\n")
         result = self.generate(self.run_a, broken)
         self.assertNotEqual(result.returncode, 0)
         self.assertIn(broken, result.stderr)

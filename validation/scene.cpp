@@ -1,21 +1,15 @@
 #include "validation/scene.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <initializer_list>
-#include <limits>
-#include <set>
-#include <sstream>
 #include <stdexcept>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/input_error.hpp"
+#include "core/json_reader.hpp"
 #include "meshes/mesh_recipe.hpp"
 #include "solvers/registry.hpp"
 
@@ -27,140 +21,12 @@ using nlohmann::json;
 
 constexpr double kPi = 3.14159265358979323846;
 
-// JSON pointer escaping of one reference token (RFC 6901): '~' -> "~0", '/' -> "~1".
-std::string escapeToken(const std::string& token) {
-  std::string out;
-  for (char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
+// Every field goes through the shared reader (core/json_reader.hpp): errors name the scene
+// file and the field's JSON pointer.
+using Reader = JsonReader;
 
-std::string child(const std::string& at, const std::string& key) { return at + "/" + escapeToken(key); }
-std::string child(const std::string& at, size_t index) { return at + "/" + std::to_string(index); }
-
-std::string joinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
-
-size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// What a value is, for "must be X, got Y" messages.
-std::string describe(const json& value) {
-  switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return value.get<bool>() ? "true" : "false";
-    case json::value_t::string: return "the string " + value.dump();
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return value.dump();
-    case json::value_t::number_float: {
-      const double d = value.get<double>();
-      if (std::isnan(d)) return "NaN";
-      if (std::isinf(d)) return d > 0 ? "infinity (a number too large for a double)" : "-infinity";
-      return value.dump();
-    }
-    default: return "a value of another type";
-  }
-}
-
-// Reads typed values out of the document; every error names `source` and the field.
-class Reader {
- public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
-
-  [[noreturn]] void fail(const std::string& at, const std::string& message) const {
-    throw InputError(source_, at, message);
-  }
-
-  const json& object(const json& value, const std::string& at) const {
-    if (!value.is_object()) fail(at, "must be a JSON object, got " + describe(value));
-    return value;
-  }
-
-  // Rejects every key of `object` outside `known`, suggesting the nearest known key.
-  void onlyKeys(const json& object, const std::string& at, std::initializer_list<const char*> known) const {
-    for (const auto& item : object.items()) {
-      const std::string& key = item.key();
-      if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) continue;
-      std::string message = "unknown key '" + key + "'";
-      std::string nearest;
-      size_t best = std::numeric_limits<size_t>::max();
-      for (const char* k : known) {
-        const size_t d = editDistance(key, k);
-        if (d < best) best = d, nearest = k;
-      }
-      if (!nearest.empty() && best <= std::max<size_t>(2, nearest.size() / 4))
-        message += " (did you mean '" + nearest + "'?)";
-      std::vector<std::string> names(known.begin(), known.end());
-      message += "; known keys here: " + joinNames(names);
-      fail(child(at, key), message);
-    }
-  }
-
-  const json& required(const json& object, const char* key, const std::string& at) const {
-    auto it = object.find(key);
-    if (it == object.end()) fail(child(at, key), "is required but missing");
-    return *it;
-  }
-
-  // A finite number (JSON accepts 1e999, which parses to infinity: rejected here).
-  double number(const json& value, const std::string& at) const {
-    if (!value.is_number()) fail(at, "must be a number, got " + describe(value));
-    const double d = value.get<double>();
-    if (!std::isfinite(d)) fail(at, "must be a finite number, got " + describe(value));
-    return d;
-  }
-
-  int integer(const json& value, const std::string& at) const {
-    if (!value.is_number_integer()) fail(at, "must be an integer, got " + describe(value));
-    if (value.is_number_unsigned()) {
-      if (value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-        fail(at, "is too large, got " + value.dump());
-    } else {
-      const std::int64_t i = value.get<std::int64_t>();
-      if (i > std::numeric_limits<int>::max() || i < std::numeric_limits<int>::min())
-        fail(at, "is out of range, got " + value.dump());
-    }
-    return value.get<int>();
-  }
-
-  std::string string(const json& value, const std::string& at) const {
-    if (!value.is_string()) fail(at, "must be a string, got " + describe(value));
-    return value.get<std::string>();
-  }
-
-  Vec3 vec3(const json& value, const std::string& at) const {
-    if (!value.is_array() || value.size() != 3)
-      fail(at, "must be an array of 3 numbers, got " +
-                   (value.is_array() ? "an array of " + std::to_string(value.size()) : describe(value)));
-    return Vec3(number(value[0], child(at, size_t{0})), number(value[1], child(at, size_t{1})),
-                number(value[2], child(at, size_t{2})));
-  }
-
-  const std::string& source() const { return source_; }
-
- private:
-  std::string source_;
-};
+std::string child(const std::string& at, const std::string& key) { return jsonPointerChild(at, key); }
+std::string child(const std::string& at, size_t index) { return jsonPointerChild(at, index); }
 
 json toJson(const Vec3& v) { return json::array({v[0], v[1], v[2]}); }
 
@@ -168,9 +34,9 @@ json toJson(const Vec3& v) { return json::array({v[0], v[1], v[2]}); }
 
 // The mesh recipe (meshes/mesh_recipe.hpp, docs/meshes.md): its own parser checks every key
 // and names the field under "/mesh"; file paths in it are relative to the scene's folder.
-MeshRecipe parseMesh(const Reader& in, const json& doc, json& out) {
-  const std::string at = "/mesh";
-  const json& mesh = in.object(in.required(doc, "mesh", ""), at);
+MeshRecipe parseMesh(const Reader& in, const json& doc, const std::string& parent, json& out) {
+  const std::string at = parent + "/mesh";
+  const json& mesh = in.object(in.required(doc, "mesh", parent), at);
   const std::string base_dir = in.source() == "<inline>" ? std::string()
                                                         : std::filesystem::path(in.source()).parent_path().string();
   MeshRecipe recipe = parseMeshRecipe(mesh, in.source(), at, base_dir);
@@ -178,18 +44,46 @@ MeshRecipe parseMesh(const Reader& in, const json& doc, json& out) {
   return recipe;
 }
 
-MaterialSpec parseMaterial(const Reader& in, const json& doc, json& out) {
-  const std::string at = "/material";
-  const json& material = in.object(in.required(doc, "material", ""), at);
-  in.onlyKeys(material, at, {"model", "youngs_modulus", "poisson_ratio", "lame_mapping", "density"});
+// Body-level material data that is not a MaterialSpec: a muscle's fibre direction and its
+// activation schedule a(t) (piecewise linear between [t, a] points, constant outside).
+struct MaterialExtras {
+  Vec3 fibre_direction = Vec3::UnitX();
+  std::vector<std::pair<double, double>> activation;  // empty: no activation
+  double bending_stiffness = 0.0;                      // cloth (a triangle surface in 3D)
+};
+
+ActivationSchedule activationSchedule(std::vector<std::pair<double, double>> points) {
+  if (points.empty()) return {};
+  return [points](double t) {
+    if (t <= points.front().first) return points.front().second;
+    for (size_t k = 1; k < points.size(); ++k)
+      if (t <= points[k].first) {
+        const auto& [t0, a0] = points[k - 1];
+        const auto& [t1, a1] = points[k];
+        return t1 > t0 ? a0 + (a1 - a0) * (t - t0) / (t1 - t0) : a1;
+      }
+    return points.back().second;
+  };
+}
+
+MaterialSpec parseMaterial(const Reader& in, const json& doc, const std::string& parent, json& out,
+                           MaterialExtras& extras) {
+  const std::string at = parent + "/material";
+  const json& material = in.object(in.required(doc, "material", parent), at);
 
   MaterialSpec spec;
   const std::string model = in.string(in.required(material, "model", at), at + "/model");
   try {
     spec.model = parseMaterialModel(model);
   } catch (const std::invalid_argument&) {
-    in.fail(at + "/model", "unknown material model '" + model + "' (known: " + joinNames(materialModelNames()) + ")");
+    in.failUnknownName(at + "/model", model, materialModelNames(), "material model");
   }
+  const bool muscle = spec.model == MaterialModel::kMuscle;
+  std::vector<std::string> keys = {"model", "youngs_modulus", "poisson_ratio", "lame_mapping", "density",
+                                   "bending_stiffness"};
+  if (muscle) keys.insert(keys.end(), {"sigma_max", "optimal_fibre_length", "fibre_direction", "activation"});
+  in.onlyKeys(material, at, keys, muscle ? "" : "(sigma_max, optimal_fibre_length, fibre_direction and activation "
+                                                "belong to the muscle model)");
 
   spec.youngs_modulus = in.number(in.required(material, "youngs_modulus", at), at + "/youngs_modulus");
   if (!(spec.youngs_modulus > 0.0))
@@ -201,38 +95,174 @@ MaterialSpec parseMaterial(const Reader& in, const json& doc, json& out) {
             "models cannot represent), got " + material["poisson_ratio"].dump());
 
   if (material.contains("lame_mapping")) {
-    const std::string mapping = in.string(material["lame_mapping"], at + "/lame_mapping");
-    try {
-      spec.mapping = parseLameMapping(mapping);
-    } catch (const std::invalid_argument&) {
-      in.fail(at + "/lame_mapping", "unknown Lame mapping '" + mapping + "' (known: raw, matched)");
-    }
+    spec.mapping = parseLameMapping(in.oneOf(material["lame_mapping"], at + "/lame_mapping", {"raw", "matched"},
+                                             "Lame mapping"));
   }
   // The range of the density is checked by Problem::finalize (field /material/density).
   if (material.contains("density")) spec.density = in.number(material["density"], at + "/density");
+  // Whether the mesh can bend (a triangle surface in 3D) is checked by Problem::finalize.
+  if (material.contains("bending_stiffness"))
+    extras.bending_stiffness = in.nonNegative(material["bending_stiffness"], at + "/bending_stiffness");
 
   out = {{"model", materialModelName(spec.model)},
          {"youngs_modulus", spec.youngs_modulus},
          {"poisson_ratio", spec.poisson_ratio},
          {"lame_mapping", lameMappingName(spec.mapping)},
          {"density", spec.density}};
+  if (extras.bending_stiffness > 0.0) out["bending_stiffness"] = extras.bending_stiffness;
+  if (muscle) {
+    // PXPBD eq. 6-8; the paper gives none of these: defaults in core/material.hpp.
+    if (material.contains("sigma_max")) spec.sigma_max = in.nonNegative(material["sigma_max"], at + "/sigma_max");
+    if (material.contains("optimal_fibre_length"))
+      spec.lambda_ofl = in.positive(material["optimal_fibre_length"], at + "/optimal_fibre_length");
+    if (material.contains("fibre_direction")) {
+      extras.fibre_direction = in.vec3(material["fibre_direction"], at + "/fibre_direction");
+      if (!(extras.fibre_direction.norm() > 0.0)) in.fail(at + "/fibre_direction", "must be a non-zero vector");
+      extras.fibre_direction.normalize();
+    }
+    json activation_out = json::array();
+    if (material.contains("activation")) {
+      const std::string here = at + "/activation";
+      const json& points = in.array(material["activation"], here);
+      for (size_t k = 0; k < points.size(); ++k) {
+        const std::vector<double> point = in.numbers(points[k], child(here, k), 2);
+        if (point[1] < 0.0 || point[1] > 1.0) in.fail(child(child(here, k), 1), "an activation lies in [0, 1]");
+        if (!extras.activation.empty() && point[0] < extras.activation.back().first)
+          in.fail(child(child(here, k), 0), "times must not decrease");
+        extras.activation.emplace_back(point[0], point[1]);
+        activation_out.push_back({point[0], point[1]});
+      }
+    }
+    out["sigma_max"] = spec.sigma_max;
+    out["optimal_fibre_length"] = spec.lambda_ofl;
+    out["fibre_direction"] = toJson(extras.fibre_direction);
+    out["activation"] = activation_out;
+  }
   return spec;
+}
+
+// One body: its mesh through the mesh cache, its material and per-element data.
+Body makeBody(const Reader& in, const std::string& name, const MeshRecipe& recipe, const std::string& mesh_field,
+              const MaterialSpec& material, const MaterialExtras& extras) {
+  Body body;
+  body.name = name;
+  try {
+    // Through the mesh cache (PBDLAB_CACHE_DIR, docs/meshes.md): a repeated run does not re-mesh.
+    body.mesh = loadOrMakeMesh(recipe, MeshCache::fromEnvironment()).mesh;
+  } catch (const std::invalid_argument& error) {
+    in.fail(mesh_field, error.what());
+  }
+  body.material = material;
+  body.bending_stiffness = extras.bending_stiffness;
+  if (material.model == MaterialModel::kMuscle) {
+    MaterialPointData data;
+    data.fibre_direction = extras.fibre_direction;
+    body.element_data.assign(body.mesh.numElements(), data);
+    body.activation = activationSchedule(extras.activation);
+  }
+  return body;
+}
+
+std::vector<Collider> parseColliders(const Reader& in, const json& doc, json& out) {
+  const std::string at = "/colliders";
+  out = json::array();
+  std::vector<Collider> colliders;
+  if (!doc.contains("colliders")) return colliders;
+  const json& list = in.array(doc["colliders"], at);
+  for (size_t k = 0; k < list.size(); ++k) {
+    const std::string here = child(at, k);
+    const json& entry = in.object(list[k], here);
+    Collider collider;
+    const std::string type = in.oneOf(in.required(entry, "type", here), here + "/type", {"plane", "sphere", "box"},
+                                      "collider type");
+    json item = {{"type", type}};
+    try {
+      if (type == "plane") {
+        in.onlyKeys(entry, here, {"type", "name", "point", "normal", "stiffness", "contact_tolerance"});
+        const Vec3 point = in.vec3(in.required(entry, "point", here), here + "/point");
+        const Vec3 normal = in.vec3(in.required(entry, "normal", here), here + "/normal");
+        collider.shape = makePlaneCollider(point, normal);
+        item["point"] = toJson(point);
+        item["normal"] = toJson(std::get<PlaneCollider>(collider.shape).normal);
+      } else if (type == "sphere") {
+        in.onlyKeys(entry, here, {"type", "name", "center", "radius", "stiffness", "contact_tolerance"});
+        const Vec3 center = in.vec3(in.required(entry, "center", here), here + "/center");
+        const double radius = in.positive(in.required(entry, "radius", here), here + "/radius");
+        collider.shape = makeSphereCollider(center, radius);
+        item["center"] = toJson(center);
+        item["radius"] = radius;
+      } else {
+        in.onlyKeys(entry, here, {"type", "name", "center", "half_extents", "stiffness", "contact_tolerance"});
+        const Vec3 center = in.vec3(in.required(entry, "center", here), here + "/center");
+        const Vec3 half = in.vec3(in.required(entry, "half_extents", here), here + "/half_extents");
+        collider.shape = makeBoxCollider(center, half);
+        item["center"] = toJson(center);
+        item["half_extents"] = toJson(half);
+      }
+    } catch (const std::invalid_argument& error) {
+      in.fail(here, error.what());
+    }
+    collider.name = entry.contains("name") ? in.nonEmptyString(entry["name"], here + "/name") : type + std::to_string(k);
+    if (entry.contains("stiffness")) collider.stiffness = in.positive(entry["stiffness"], here + "/stiffness");
+    if (entry.contains("contact_tolerance"))
+      collider.contact_tolerance = in.nonNegative(entry["contact_tolerance"], here + "/contact_tolerance");
+    item["name"] = collider.name;
+    item["stiffness"] = collider.stiffness;
+    item["contact_tolerance"] = collider.contact_tolerance;
+    out.push_back(item);
+    colliders.push_back(collider);
+  }
+  return colliders;
+}
+
+std::vector<NodeSetBinding> parseBindings(const Reader& in, const json& doc, json& out) {
+  const std::string at = "/bindings";
+  out = json::array();
+  std::vector<NodeSetBinding> bindings;
+  if (!doc.contains("bindings")) return bindings;
+  const json& list = in.array(doc["bindings"], at);
+  for (size_t k = 0; k < list.size(); ++k) {
+    const std::string here = child(at, k);
+    const json& entry = in.object(list[k], here);
+    in.onlyKeys(entry, here, {"node_set", "body", "stiffness", "k_n", "k_t", "normal"});
+    NodeSetBinding binding;
+    binding.node_set = in.nonEmptyString(in.required(entry, "node_set", here), here + "/node_set");
+    binding.body = in.nonEmptyString(in.required(entry, "body", here), here + "/body");
+    if (entry.contains("stiffness")) {
+      if (entry.contains("k_n") || entry.contains("k_t"))
+        in.fail(here + "/stiffness", "give either stiffness (isotropic) or k_n and k_t (anisotropic), not both");
+      binding.k_n = binding.k_t = in.positive(entry["stiffness"], here + "/stiffness");
+    } else {
+      binding.k_n = in.nonNegative(in.required(entry, "k_n", here), here + "/k_n");
+      binding.k_t = in.nonNegative(in.required(entry, "k_t", here), here + "/k_t");
+      if (binding.k_n + binding.k_t <= 0.0) in.fail(here, "k_n and k_t are both zero: the binding does nothing");
+    }
+    if (entry.contains("normal")) {
+      binding.normal = in.vec3(entry["normal"], here + "/normal");
+      if (!(binding.normal.norm() > 0.0)) in.fail(here + "/normal", "must be a non-zero vector");
+    }
+    out.push_back({{"node_set", binding.node_set}, {"body", binding.body}, {"k_n", binding.k_n}, {"k_t", binding.k_t},
+                   {"normal", toJson(binding.normal)}});
+    bindings.push_back(binding);
+  }
+  return bindings;
 }
 
 TimeStepping parseTime(const Reader& in, const json& doc, json& out) {
   const std::string at = "/time";
   const json& time = in.object(in.required(doc, "time", ""), at);
-  in.onlyKeys(time, at, {"integrator", "dt", "steps"});
+  in.onlyKeys(time, at, {"integrator", "dt", "steps", "substeps"});
   TimeStepping stepping;
-  const std::string integrator =
-      time.contains("integrator") ? in.string(time["integrator"], at + "/integrator") : "quasistatic";
-  if (integrator == "quasistatic") stepping.integrator = Integrator::kQuasistatic;
-  else if (integrator == "backward_euler") stepping.integrator = Integrator::kBackwardEuler;
-  else in.fail(at + "/integrator", "unknown integrator '" + integrator + "' (known: quasistatic, backward_euler)");
+  if (time.contains("integrator"))
+    stepping.integrator = in.enumOf<Integrator>(
+        time["integrator"], at + "/integrator",
+        {{"quasistatic", Integrator::kQuasistatic}, {"backward_euler", Integrator::kBackwardEuler}}, "integrator");
   // Ranges (dt > 0, steps >= 1) are checked by Problem::finalize with these same fields.
   stepping.dt = in.number(in.required(time, "dt", at), at + "/dt");
   stepping.num_steps = in.integer(in.required(time, "steps", at), at + "/steps");
-  out = {{"integrator", integratorName(stepping.integrator)}, {"dt", stepping.dt}, {"steps", stepping.num_steps}};
+  if (time.contains("substeps")) stepping.substeps = in.integerAtLeast(time["substeps"], at + "/substeps", 1);
+  out = {{"integrator", integratorName(stepping.integrator)}, {"dt", stepping.dt}, {"steps", stepping.num_steps},
+         {"substeps", stepping.substeps}};
   return stepping;
 }
 
@@ -281,7 +311,7 @@ MotionStage parseStage(const Reader& in, const json& value, const std::string& a
     // A zero axis_direction is rejected by Problem::finalize (field .../axis_direction).
     stage.angle = in.number(in.required(stage_json, "angle_degrees", at), at + "/angle_degrees") * kPi / 180.0;
   } else {
-    in.fail(at + "/type", "unknown motion type '" + type + "' (known: fixed, translate, rotate)");
+    in.failUnknownName(at + "/type", type, {"fixed", "translate", "rotate"}, "motion type");
   }
   stage.t_start = stage_json.contains("t_start") ? in.number(stage_json["t_start"], at + "/t_start") : 0.0;
   stage.t_end = stage_json.contains("t_end") ? in.number(stage_json["t_end"], at + "/t_end")
@@ -305,7 +335,7 @@ std::vector<DirichletCondition> parseDirichlet(const Reader& in, const json& doc
   out = json::array();
   if (!doc.contains("dirichlet")) return conditions;
   const json& list = doc["dirichlet"];
-  if (!list.is_array()) in.fail(at, "must be an array of Dirichlet conditions, got " + describe(list));
+  if (!list.is_array()) in.fail(at, "must be an array of Dirichlet conditions, got " + describeJson(list));
   for (size_t c = 0; c < list.size(); ++c) {
     const std::string here = child(at, c);
     const json& entry = in.object(list[c], here);
@@ -335,7 +365,7 @@ std::vector<DirichletCondition> parseDirichlet(const Reader& in, const json& doc
     json motion_out = json::array();
     if (entry.contains("motion")) {
       const json& motion = entry["motion"];
-      if (!motion.is_array()) in.fail(here + "/motion", "must be an array of motion stages, got " + describe(motion));
+      if (!motion.is_array()) in.fail(here + "/motion", "must be an array of motion stages, got " + describeJson(motion));
       for (size_t s = 0; s < motion.size(); ++s) {
         json stage_out;
         condition.motion.stages.push_back(parseStage(in, motion[s], child(here + "/motion", s), run_end, stage_out));
@@ -355,27 +385,25 @@ SolverSpec parseSolver(const Reader& in, const json& doc, json& out) {
   const json& solver = doc.contains("solver") ? in.object(doc["solver"], at) : empty;
   in.onlyKeys(solver, at,
               {"name", "max_iterations", "max_seconds", "target_relative_residual", "absolute_residual_floor",
-               "options"});
+               "record_every", "options"});
   if (solver.contains("name")) spec.name = in.string(solver["name"], at + "/name");
   if (solver.contains("options")) spec.options = in.object(solver["options"], at + "/options");
 
   Budget& budget = spec.budget;
-  if (solver.contains("max_iterations")) {
-    budget.max_iterations = in.integer(solver["max_iterations"], at + "/max_iterations");
-    if (budget.max_iterations < 1) in.fail(at + "/max_iterations", "must be >= 1");
-  }
+  if (solver.contains("max_iterations"))
+    budget.max_iterations = in.integerAtLeast(solver["max_iterations"], at + "/max_iterations", 1);
   if (solver.contains("max_seconds") && !solver["max_seconds"].is_null()) {
     budget.max_seconds = in.number(solver["max_seconds"], at + "/max_seconds");
     if (!(budget.max_seconds > 0.0)) in.fail(at + "/max_seconds", "must be > 0 (or null for no limit)");
   }
-  if (solver.contains("target_relative_residual")) {
-    budget.target_relative_residual = in.number(solver["target_relative_residual"], at + "/target_relative_residual");
-    if (budget.target_relative_residual < 0.0) in.fail(at + "/target_relative_residual", "must be >= 0");
-  }
-  if (solver.contains("absolute_residual_floor")) {
-    budget.absolute_residual_floor = in.number(solver["absolute_residual_floor"], at + "/absolute_residual_floor");
-    if (budget.absolute_residual_floor < 0.0) in.fail(at + "/absolute_residual_floor", "must be >= 0");
-  }
+  if (solver.contains("target_relative_residual"))
+    budget.target_relative_residual =
+        in.nonNegative(solver["target_relative_residual"], at + "/target_relative_residual");
+  if (solver.contains("absolute_residual_floor"))
+    budget.absolute_residual_floor = in.nonNegative(solver["absolute_residual_floor"], at + "/absolute_residual_floor");
+
+  if (solver.contains("record_every"))
+    budget.record_every = in.integerAtLeast(solver["record_every"], at + "/record_every", 1);
 
   // Validates the name and the options; the runner builds its own instance.
   makeSolver(spec.name, spec.options, in.source(), at + "/options");
@@ -385,6 +413,7 @@ SolverSpec parseSolver(const Reader& in, const json& doc, json& out) {
          {"max_seconds", std::isfinite(budget.max_seconds) ? json(budget.max_seconds) : json(nullptr)},
          {"target_relative_residual", budget.target_relative_residual},
          {"absolute_residual_floor", budget.absolute_residual_floor},
+         {"record_every", budget.record_every},
          {"options", spec.options}};
   return spec;
 }
@@ -397,17 +426,15 @@ OutputSpec parseOutput(const Reader& in, const json& doc, json& out) {
   in.onlyKeys(output, at, {"vtu", "probes"});
   std::string vtu = "final";
   if (output.contains("vtu")) {
-    vtu = in.string(output["vtu"], at + "/vtu");
-    if (vtu == "none") spec.vtu = OutputSpec::Frames::kNone;
-    else if (vtu == "final") spec.vtu = OutputSpec::Frames::kFinal;
-    else if (vtu == "every_step") spec.vtu = OutputSpec::Frames::kEveryStep;
-    else in.fail(at + "/vtu", "unknown value '" + vtu + "' (known: none, final, every_step)");
+    vtu = in.oneOf(output["vtu"], at + "/vtu", {"none", "final", "every_step"});
+    spec.vtu = vtu == "none" ? OutputSpec::Frames::kNone
+                             : vtu == "final" ? OutputSpec::Frames::kFinal : OutputSpec::Frames::kEveryStep;
   }
   json probes = json::object();
   if (output.contains("probes")) {
     const json& value = in.object(output["probes"], at + "/probes");
     for (const auto& [name, point] : value.items()) {
-      spec.probes.push_back({name, in.vec3(point, at + "/probes/" + name)});
+      spec.probes.push_back({name, in.vec3(point, child(at + "/probes", name))});
       probes[name] = toJson(spec.probes.back().point);
     }
   }
@@ -415,71 +442,14 @@ OutputSpec parseOutput(const Reader& in, const json& doc, json& out) {
   return spec;
 }
 
-// Follows the parse to know the JSON pointer of the value being read: nlohmann keeps the last
-// of two equal keys silently (rejected here, naming the duplicate), and reports a number too
-// large for a double (1e999) without saying where (currentPointer() says it).
-class ParseTracker {
- public:
-  explicit ParseTracker(std::string source) : source_(std::move(source)) {}
-
-  bool onEvent(json::parse_event_t event, const json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start: frames_.push_back(frame(false)); break;
-      case json::parse_event_t::array_start: frames_.push_back(frame(true)); break;
-      case json::parse_event_t::key: {
-        Frame& top = frames_.back();
-        top.key = parsed.get<std::string>();
-        if (!top.keys.insert(top.key).second)
-          throw InputError(source_, currentPointer(), "duplicate key '" + top.key + "' (JSON keeps only one of them)");
-        break;
-      }
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        frames_.pop_back();
-        elementDone();
-        break;
-      case json::parse_event_t::value: elementDone(); break;
-    }
-    return true;
-  }
-
-  // The pointer of the value being parsed now (of the last key read, or the next array slot).
-  std::string currentPointer() const {
-    std::string out;
-    for (const Frame& frame : frames_) out = frame.is_array ? child(out, frame.index) : child(out, frame.key);
-    return out.empty() ? "(root)" : out;
-  }
-
- private:
-  struct Frame {
-    bool is_array = false;
-    size_t index = 0;
-    std::string key;
-    std::set<std::string> keys;
-  };
-
-  static Frame frame(bool is_array) {
-    Frame f;
-    f.is_array = is_array;
-    return f;
-  }
-
-  void elementDone() {
-    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
-  }
-
-  std::string source_;
-  std::vector<Frame> frames_;
-};
-
 }  // namespace
 
 Scene parseScene(const nlohmann::json& document, const std::string& source) {
   const Reader in(source);
-  if (!document.is_object()) in.fail("(root)", "a scene must be a JSON object, got " + describe(document));
+  if (!document.is_object()) in.fail("(root)", "a scene must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
-              {"name", "description", "mesh", "material", "discretization", "gravity", "dirichlet", "time", "solver",
-               "output"});
+              {"name", "description", "mesh", "material", "bodies", "bindings", "colliders", "discretization", "gravity", "dirichlet",
+               "time", "solver", "output"});
 
   Scene scene;
   scene.path = source;
@@ -498,8 +468,37 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   if (document.contains("description"))
     resolved["description"] = in.string(document["description"], "/description");
 
-  const MeshRecipe recipe = parseMesh(in, document, resolved["mesh"]);
-  scene.problem.material = parseMaterial(in, document, resolved["material"]);
+  // One body (mesh + material at the top) or several ("bodies"), never both.
+  std::vector<std::pair<MeshRecipe, std::string>> recipes;  // with the pointer of each mesh
+  std::vector<MaterialExtras> extras;
+  std::vector<std::string> body_names;
+  if (document.contains("bodies")) {
+    for (const char* key : {"mesh", "material"})
+      if (document.contains(key))
+        in.fail(std::string("/") + key, "a scene with \"bodies\" gives each body its mesh and material");
+    const json& bodies = in.array(document["bodies"], "/bodies");
+    if (bodies.empty()) in.fail("/bodies", "needs at least one body");
+    resolved["bodies"] = json::array();
+    for (size_t b = 0; b < bodies.size(); ++b) {
+      const std::string at = child("/bodies", b);
+      const json& body = in.object(bodies[b], at);
+      in.onlyKeys(body, at, {"name", "mesh", "material"});
+      const std::string name = in.nonEmptyString(in.required(body, "name", at), at + "/name");
+      if (name.find('/') != std::string::npos) in.fail(at + "/name", "must not contain '/' (it prefixes node sets)");
+      json body_out = {{"name", name}};
+      recipes.emplace_back(parseMesh(in, body, at, body_out["mesh"]), at + "/mesh");
+      extras.emplace_back();
+      scene.problem.bodies.push_back({name, Mesh{}, parseMaterial(in, body, at, body_out["material"], extras.back()), {}, {}});
+      body_names.push_back(name);
+      resolved["bodies"].push_back(body_out);
+    }
+  } else {
+    recipes.emplace_back(parseMesh(in, document, "", resolved["mesh"]), "/mesh");
+    extras.emplace_back();
+    scene.problem.material = parseMaterial(in, document, "", resolved["material"], extras.back());
+  }
+  scene.problem.bindings = parseBindings(in, document, resolved["bindings"]);
+  scene.problem.colliders = parseColliders(in, document, resolved["colliders"]);
   scene.problem.discretization = parseDiscretization(in, document, resolved["discretization"]);
   scene.problem.gravity = document.contains("gravity") ? in.vec3(document["gravity"], "/gravity") : Vec3::Zero();
   resolved["gravity"] = toJson(scene.problem.gravity);
@@ -509,11 +508,17 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   scene.solver = parseSolver(in, document, resolved["solver"]);
   scene.output = parseOutput(in, document, resolved["output"]);
 
-  try {
-    // Through the mesh cache (PBDLAB_CACHE_DIR, docs/meshes.md): a repeated run does not re-mesh.
-    scene.problem.mesh = loadOrMakeMesh(recipe, MeshCache::fromEnvironment()).mesh;
-  } catch (const std::invalid_argument& error) {
-    in.fail("/mesh", error.what());
+  if (scene.problem.bodies.empty()) {
+    Body body = makeBody(in, "", recipes[0].first, recipes[0].second, scene.problem.material, extras[0]);
+    if (body.element_data.empty() && !body.activation && body.bending_stiffness == 0.0) {
+      scene.problem.mesh = std::move(body.mesh);  // the single-body shorthand
+    } else {
+      scene.problem.bodies.push_back(std::move(body));
+    }
+  } else {
+    for (size_t b = 0; b < scene.problem.bodies.size(); ++b)
+      scene.problem.bodies[b] = makeBody(in, body_names[b], recipes[b].first, recipes[b].second,
+                                         scene.problem.bodies[b].material, extras[b]);
   }
   scene.problem.finalize(source);
   scene.resolved = std::move(resolved);
@@ -521,29 +526,9 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
 }
 
 Scene loadScene(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::error_code ec;
-  if (!file || std::filesystem::is_directory(path, ec)) {
-    const std::string reason = std::filesystem::is_directory(path, ec) ? "is a directory" : std::strerror(errno);
-    throw InputError(path, "(file)", "cannot open (" + reason + ")");
-  }
-  std::stringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw InputError(path, "(file)", "cannot read");
-
-  nlohmann::json document;
-  ParseTracker tracker(path);
-  try {
-    document = nlohmann::json::parse(
-        text.str(), [&tracker](int, json::parse_event_t event, json& parsed) { return tracker.onEvent(event, parsed); });
-  } catch (const nlohmann::json::parse_error& error) {
-    throw InputError(path, "(file)", std::string("not valid JSON: ") + error.what());
-  } catch (const nlohmann::json::out_of_range& error) {
-    // 406: a number beyond the range of a double, such as 1e999 (it would be infinite).
-    throw InputError(path, tracker.currentPointer(),
-                     std::string("must be a finite number (") + error.what() + ")");
-  }
-  return parseScene(document, path);
+  // Strict parsing: file errors, duplicate keys and numbers too large for a double are
+  // reported with the file and the JSON pointer (core/json_reader.hpp).
+  return parseScene(readJsonFile(path), path);
 }
 
 }  // namespace pbdlab

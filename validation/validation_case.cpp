@@ -3,12 +3,15 @@
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "core/atomic_file.hpp"
 #include "core/field_sampling.hpp"
 #include "core/input_error.hpp"
+#include "core/json_reader.hpp"
 #include "solvers/registry.hpp"
 
 namespace pbdlab {
@@ -18,79 +21,49 @@ using nlohmann::json;
 
 namespace {
 
-const json& required(const json& object, const std::string& key, const std::string& file, const std::string& at) {
-  if (!object.contains(key)) throw InputError(file, at + "/" + key, "is required");
-  return object.at(key);
-}
+const std::vector<std::string> kMetricTypes = {"probe_error",         "final_relative_residual",
+                                               "volume_ratio_error",  "reference_max_error",
+                                               "reference_rms_error", "mesh_reference_max_error",
+                                               "mesh_reference_l2_error", "torsion_angle_deviation"};
 
-std::string stringField(const json& value, const std::string& file, const std::string& at) {
-  if (!value.is_string()) throw InputError(file, at, "must be a string");
-  return value.get<std::string>();
-}
-
-double numberField(const json& value, const std::string& file, const std::string& at) {
-  if (!value.is_number() || !std::isfinite(value.get<double>())) throw InputError(file, at, "must be a finite number");
-  return value.get<double>();
-}
-
-MetricSpec parseMetric(const json& value, const std::string& file, const std::string& at) {
-  if (!value.is_object()) throw InputError(file, at, "must be an object");
-  static const std::vector<std::string> kKeys = {"name", "type", "probe", "component", "expected",
-                                                 "relative", "tolerance", "measured", "reference_scene",
-                                                 "axis_point", "radius", "sections"};
-  for (const auto& [key, unused] : value.items())
-    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      throw InputError(file, at + "/" + key, "unknown key of a metric");
+// One metric of the case file; fields through the shared reader (core/json_reader.hpp).
+MetricSpec parseMetric(const JsonReader& in, const json& value, const std::string& at) {
+  in.object(value, at);
+  in.onlyKeys(value, at,
+              {"name", "type", "probe", "component", "expected", "relative", "tolerance", "measured",
+               "reference_scene", "axis_point", "radius", "sections"},
+              "of a metric");
+  const auto field = [&](const std::string& key) { return jsonPointerChild(at, key); };
   MetricSpec metric;
-  metric.name = stringField(required(value, "name", file, at), file, at + "/name");
-  metric.type = stringField(required(value, "type", file, at), file, at + "/type");
-  static const std::vector<std::string> kTypes = {"probe_error",         "final_relative_residual",
-                                                  "volume_ratio_error",  "reference_max_error",
-                                                  "reference_rms_error", "mesh_reference_max_error",
-                                                  "mesh_reference_l2_error", "torsion_angle_deviation"};
-  if (std::find(kTypes.begin(), kTypes.end(), metric.type) == kTypes.end())
-    throw InputError(file, at + "/type",
-                     "unknown metric type '" + metric.type +
-                         "' (known: probe_error, final_relative_residual, volume_ratio_error, reference_max_error, "
-                         "reference_rms_error, mesh_reference_max_error, mesh_reference_l2_error, "
-                         "torsion_angle_deviation)");
-  metric.tolerance = numberField(required(value, "tolerance", file, at), file, at + "/tolerance");
-  metric.measured = stringField(required(value, "measured", file, at), file, at + "/measured");
-  if (value.contains("expected")) metric.expected = numberField(value["expected"], file, at + "/expected");
-  if (value.contains("relative")) {
-    if (!value["relative"].is_boolean()) throw InputError(file, at + "/relative", "must be true or false");
-    metric.relative = value["relative"].get<bool>();
-  }
+  metric.name = in.string(in.required(value, "name", at), field("name"));
+  metric.type = in.oneOf(in.required(value, "type", at), field("type"), kMetricTypes, "metric type");
+  metric.tolerance = in.number(in.required(value, "tolerance", at), field("tolerance"));
+  metric.measured = in.string(in.required(value, "measured", at), field("measured"));
+  if (value.contains("expected")) metric.expected = in.number(value["expected"], field("expected"));
+  if (value.contains("relative")) metric.relative = in.boolean(value["relative"], field("relative"));
   if (metric.type == "probe_error") {
-    metric.probe = stringField(required(value, "probe", file, at), file, at + "/probe");
-    if (!metric.expected) throw InputError(file, at + "/expected", "is required for a probe_error metric");
+    metric.probe = in.string(in.required(value, "probe", at), field("probe"));
+    if (!metric.expected) in.fail(field("expected"), "is required for a probe_error metric");
     if (metric.relative && *metric.expected == 0.0)
-      throw InputError(file, at + "/expected", "is 0: a relative error needs a non-zero expected value");
+      in.fail(field("expected"), "is 0: a relative error needs a non-zero expected value");
     if (value.contains("component")) {
-      if (!value["component"].is_number_integer() || value["component"].get<int>() < -1 ||
-          value["component"].get<int>() > 2)
-        throw InputError(file, at + "/component", "must be 0, 1, 2 or -1 (the norm)");
-      metric.component = value["component"].get<int>();
+      metric.component = in.integer(value["component"], field("component"));
+      if (metric.component < -1 || metric.component > 2)
+        in.fail(field("component"), "must be 0, 1, 2 or -1 (the norm), got " + std::to_string(metric.component));
     }
   }
   if (metric.type == "torsion_angle_deviation") {
-    const json& point = required(value, "axis_point", file, at);
-    if (!point.is_array() || point.size() != 3) throw InputError(file, at + "/axis_point", "must be 3 numbers");
-    for (int k = 0; k < 3; ++k) metric.axis_point[k] = numberField(point[k], file, at + "/axis_point/" + std::to_string(k));
-    metric.radius = numberField(required(value, "radius", file, at), file, at + "/radius");
-    if (!(metric.radius > 0)) throw InputError(file, at + "/radius", "must be > 0");
-    const json& sections = required(value, "sections", file, at);
-    if (!sections.is_number_integer() || sections.get<int>() < 3)
-      throw InputError(file, at + "/sections", "must be an integer >= 3");
-    metric.sections = sections.get<int>();
+    metric.axis_point = in.vec3(in.required(value, "axis_point", at), field("axis_point"));
+    metric.radius = in.positive(in.required(value, "radius", at), field("radius"));
+    metric.sections = in.integerAtLeast(in.required(value, "sections", at), field("sections"), 3);
   }
   if (metric.type.rfind("mesh_reference_", 0) == 0) {
-    metric.reference_scene = (fs::path(file).parent_path() /
-                              stringField(required(value, "reference_scene", file, at), file, at + "/reference_scene"))
+    metric.reference_scene = (fs::path(in.source()).parent_path() /
+                              in.string(in.required(value, "reference_scene", at), field("reference_scene")))
                                  .lexically_normal()
                                  .string();
     if (!fs::exists(metric.reference_scene))
-      throw InputError(file, at + "/reference_scene", "no such scene file: " + metric.reference_scene);
+      in.fail(field("reference_scene"), "no such scene file: " + metric.reference_scene);
   }
   return metric;
 }
@@ -104,13 +77,32 @@ double deformedVolume(const Problem& problem, const Positions& x) {
   return volume;
 }
 
-// The Newton solution of the case's scene, computed once into reference_dir.
+// FNV-1a of the resolved scene without its solver and output sections: the key of a cached
+// reference (a changed material or mesh with the same DOF count must not reuse it).
+std::string sceneKey(const Scene& scene) {
+  json physics = scene.resolved;
+  physics.erase("solver");
+  physics.erase("output");
+  physics.erase("name");
+  physics.erase("description");
+  std::uint64_t hash = 1469598103934665603ull;
+  for (unsigned char c : physics.dump()) hash = (hash ^ c) * 1099511628211ull;
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+// The Newton solution of the case's scene, computed once into reference_dir and reused while
+// the scene's physics (its key) is the same.
 Positions referenceSolution(const ValidationCase& validation_case, const Scene& scene, const std::string& reference_dir) {
   const fs::path cached = fs::path(reference_dir) / "final_positions.json";
+  const std::string key = sceneKey(scene);
   if (fs::exists(cached)) {
     std::ifstream in(cached);
-    const json values = json::parse(in, nullptr, false);
-    if (values.is_array() && static_cast<int>(values.size()) == scene.problem.numDofs()) {
+    const json document = json::parse(in, nullptr, false);
+    if (document.is_object() && document.value("scene_key", "") == key && document.contains("positions") &&
+        document["positions"].is_array() && static_cast<int>(document["positions"].size()) == scene.problem.numDofs()) {
+      const json& values = document["positions"];
       Positions x(values.size());
       for (size_t k = 0; k < values.size(); ++k) x[k] = values[k].get<double>();
       return x;
@@ -127,7 +119,7 @@ Positions referenceSolution(const ValidationCase& validation_case, const Scene& 
     throw std::runtime_error("the Newton reference of case " + validation_case.name + " did not converge");
   json values = json::array();
   for (int k = 0; k < result.final_positions.size(); ++k) values.push_back(result.final_positions[k]);
-  writeFileAtomically(cached.string(), values.dump() + "\n");
+  writeFileAtomically(cached.string(), json({{"scene_key", key}, {"positions", values}}).dump() + "\n");
   return result.final_positions;
 }
 
@@ -161,49 +153,44 @@ double torsionAngleDeviationDegrees(const Mesh& mesh, const VecX& displacement, 
 }
 
 ValidationCase loadValidationCase(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "(file)", "cannot open");
-  const json document = json::parse(in, nullptr, false);
-  if (document.is_discarded() || !document.is_object()) throw InputError(path, "(file)", "is not a JSON object");
-  static const std::vector<std::string> kKeys = {"name", "description", "series", "label", "scene", "solvers",
-                                                 "solver_options", "metrics"};
-  for (const auto& [key, unused] : document.items())
-    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      throw InputError(path, "/" + key, "unknown key of a validation case");
+  // Strict parsing (duplicate keys, 1e999) with the same errors as scene files.
+  const json document = readJsonFile(path);
+  const JsonReader in(path);
+  if (!document.is_object()) in.fail("(root)", "a validation case must be a JSON object, got " + describeJson(document));
+  in.onlyKeys(document, "",
+              {"name", "description", "series", "label", "scene", "solvers", "solver_options", "converged_steps",
+               "metrics"},
+              "of a validation case");
   ValidationCase c;
   c.path = path;
-  c.name = stringField(required(document, "name", path, ""), path, "/name");
-  if (document.contains("description")) c.description = stringField(document["description"], path, "/description");
-  if (document.contains("series")) {
-    c.series = stringField(document["series"], path, "/series");
-    if (c.series.empty()) throw InputError(path, "/series", "must be a non-empty string");
-  }
-  if (document.contains("label")) {
-    c.label = stringField(document["label"], path, "/label");
-    if (c.label != "fast" && c.label != "full") throw InputError(path, "/label", "must be \"fast\" or \"full\"");
-  }
-  c.scene_path = (fs::path(path).parent_path() / stringField(required(document, "scene", path, ""), path, "/scene"))
+  c.name = in.string(in.required(document, "name", ""), "/name");
+  if (document.contains("description")) c.description = in.string(document["description"], "/description");
+  if (document.contains("series")) c.series = in.nonEmptyString(document["series"], "/series");
+  if (document.contains("label")) c.label = in.oneOf(document["label"], "/label", {"fast", "full"}, "label");
+  if (document.contains("converged_steps"))
+    c.converged_steps = in.oneOf(document["converged_steps"], "/converged_steps", {"all", "last"}, "converged_steps");
+  c.scene_path = (fs::path(path).parent_path() / in.string(in.required(document, "scene", ""), "/scene"))
                      .lexically_normal()
                      .string();
+  const std::vector<std::string> known = solverNames();
   if (document.contains("solvers")) {
-    if (!document["solvers"].is_array()) throw InputError(path, "/solvers", "must be an array of solver names");
-    const std::vector<std::string> known = solverNames();
-    for (size_t k = 0; k < document["solvers"].size(); ++k) {
-      const std::string name = stringField(document["solvers"][k], path, "/solvers/" + std::to_string(k));
-      if (std::find(known.begin(), known.end(), name) == known.end())
-        throw InputError(path, "/solvers/" + std::to_string(k), "unknown solver '" + name + "'");
-      c.solvers.push_back(name);
-    }
+    const json& solvers = in.array(document["solvers"], "/solvers");
+    for (size_t k = 0; k < solvers.size(); ++k)
+      c.solvers.push_back(in.oneOf(solvers[k], jsonPointerChild("/solvers", k), known, "solver"));
   } else {
-    c.solvers = solverNames();
+    c.solvers = known;
   }
   if (document.contains("solver_options")) {
-    if (!document["solver_options"].is_object()) throw InputError(path, "/solver_options", "must be an object");
-    c.solver_options = document["solver_options"];
+    c.solver_options = in.object(document["solver_options"], "/solver_options");
+    // Per solver name; each solver's options are checked now, not when the run starts.
+    in.onlyKeys(c.solver_options, "/solver_options", known, "(not a registered solver)");
+    for (const auto& [name, options] : c.solver_options.items())
+      makeSolver(name, options, path, jsonPointerChild("/solver_options", name));
   }
-  const json& metrics = required(document, "metrics", path, "");
-  if (!metrics.is_array() || metrics.empty()) throw InputError(path, "/metrics", "must be a non-empty array");
-  for (size_t k = 0; k < metrics.size(); ++k) c.metrics.push_back(parseMetric(metrics[k], path, "/metrics/" + std::to_string(k)));
+  const json& metrics = in.array(in.required(document, "metrics", ""), "/metrics");
+  if (metrics.empty()) in.fail("/metrics", "must be a non-empty array");
+  for (size_t k = 0; k < metrics.size(); ++k)
+    c.metrics.push_back(parseMetric(in, metrics[k], jsonPointerChild("/metrics", k)));
   return c;
 }
 
@@ -238,9 +225,21 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
   scene.solver.name = solver;
   scene.solver.options = validation_case.solver_options.contains(solver) ? validation_case.solver_options[solver]
                                                                          : json::object();
-  makeSolver(solver, scene.solver.options, validation_case.path, "/solver_options/" + solver);  // validate
+  makeSolver(solver, scene.solver.options, validation_case.path, jsonPointerChild("/solver_options", solver));  // validate
   scene.resolved["solver"]["name"] = solver;
   scene.resolved["solver"]["options"] = scene.solver.options;
+  {
+    const std::unique_ptr<Solver> instance = makeSolver(solver, scene.solver.options, validation_case.path,
+                                                        jsonPointerChild("/solver_options", solver));
+    const std::string reason = instance->rejectionReason(scene.problem);
+    if (!reason.empty()) {  // not a failure: the pair does not exist (reported as skipped)
+      CaseRunResult skipped;
+      skipped.passed = true;
+      skipped.skipped = reason;
+      skipped.metrics = {{"case", validation_case.name}, {"solver", solver}, {"skipped", reason}};
+      return skipped;
+    }
+  }
   const RunResult run = runScene(scene, {run_dir, progress});
   const Problem& problem = scene.problem;
   const Positions& x = run.final_positions;
@@ -304,10 +303,37 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
       value = metric.type == "reference_max_error" ? max_difference : std::sqrt(sum / problem.numNodes());
       if (metric.relative && max_reference > 0.0) value /= max_reference;
     }
+    // Newton against its own solution measures nothing: shown, never counted as a pass.
+    const bool against_itself = (metric.type == "reference_max_error" || metric.type == "reference_rms_error") &&
+                                solver == "newton" && scene.solver.options.empty();
     const bool pass = std::isfinite(value) && value <= metric.tolerance;
-    passed &= pass;
-    metrics.push_back({{"name", metric.name}, {"type", metric.type}, {"value", value}, {"tolerance", metric.tolerance},
-                       {"kind", "accuracy"}, {"unit", unit}, {"pass", pass}, {"measured", metric.measured}});
+    json row = {{"name", metric.name}, {"type", metric.type}, {"value", value},   {"tolerance", metric.tolerance},
+                {"kind", "accuracy"},  {"unit", unit},        {"measured", metric.measured}};
+    if (against_itself) {
+      row["pass"] = nullptr;
+      row["note"] = "not applicable: the reference is this solver's own solution";
+    } else {
+      row["pass"] = pass;
+      passed &= pass;
+    }
+    metrics.push_back(row);
+  }
+  // The metrics count only if the steps they read converged (or reached the round-off floor).
+  {
+    int unconverged = 0;
+    for (const json& step : run.summary["steps"]) {
+      const std::string reason = step["stop_reason"].get<std::string>();
+      if (reason != "converged" && reason != "roundoff_floor") ++unconverged;
+    }
+    const std::string last = run.summary["steps"].back()["stop_reason"].get<std::string>();
+    const bool ok = validation_case.converged_steps == "all" ? unconverged == 0
+                                                             : (last == "converged" || last == "roundoff_floor");
+    passed &= ok;
+    metrics.push_back({{"name", "steps_converged"}, {"type", "steps_converged"}, {"value", unconverged},
+                       {"tolerance", 0}, {"kind", "convergence"}, {"unit", "steps not converged"}, {"pass", ok},
+                       {"measured", validation_case.converged_steps == "all"
+                                        ? "every step must reach its target or the round-off floor"
+                                        : "the last step must reach its target or the round-off floor"}});
   }
   const int last_step = problem.time.num_steps;
   json result = {{"case", validation_case.name},

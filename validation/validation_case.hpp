@@ -46,6 +46,10 @@ struct ValidationCase {
   // Cases running one problem on different meshes share a series name; the report plots their
   // errors against node count. Empty: not part of a series.
   std::string series;
+  // Which steps must reach their target (or the round-off floor) for the case's metrics to
+  // count: "all" (default) or "last" (the metrics read only the final state, and earlier load
+  // steps may end at their budget: say why in the case's description).
+  std::string converged_steps = "all";
   std::string label = "fast";  // "fast": plain ctest and `pbdlab validate`; "full": on request
   std::string scene_path;      // resolved against the case file's folder
   std::vector<std::string> solvers;  // default: every registered solver that accepts the scene
@@ -61,6 +65,7 @@ std::vector<ValidationCase> loadValidationCases(const std::string& folder);
 struct CaseRunResult {
   nlohmann::json metrics;  // the metrics.json written into the run folder
   bool passed = false;
+  std::string skipped;     // non-empty: the solver cannot run the case's scene, and why
 };
 
 // Runs `solver` on the case's scene into `run_dir` (iterations.csv, summary.json, .vtu,

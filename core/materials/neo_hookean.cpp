@@ -6,16 +6,42 @@
 //   Psi = mu/2 (|F|^2 - 3) + lambda_hat/2 (J - 1)^2 - mu (J - 1),
 //   P = mu F + (lambda_hat (J - 1) - mu) cof(F).
 // P(I) = 0 for any mu, lambda_hat; matching linear elasticity needs lambda_hat = mu + lambda.
+//
+// Splits (high-order paper Table 2 and eq. 24-25, with lambda = lambda_hat):
+//  - "developed" (default; eq. 24-25): mu * (I2 - 2 I3 - 1)/2 + lambda_hat * (I3 - 1)^2/2,
+//    constant 0 (it is the shifted Psi above term by term); both P~ vanish at F = I (Smith's
+//    stability condition), but Psi~_mu = -(s - 1)^2 (2 s + 1)/2 < 0 for F = s I, s > 1.
+//  - "macklin" (Table 2, Macklin 2021): mu * (I2 - 3)/2 + lambda_hat * (J - gamma)^2/2,
+//    gamma = 1 + mu/lambda_hat, constant mu^2/(2 lambda_hat); P~_lambda(I) = -mu/lambda_hat I
+//    != 0. Undefined for lambda_hat = 0 (throws).
 #include <cmath>
 #include <stdexcept>
 
 #include <Eigen/LU>
 
 #include "core/material.hpp"
+#include "core/materials/model_kernels.hpp"
 #include "core/materials/polar_svd.hpp"
 
 namespace pbdlab {
 namespace {
+
+// Psi~ = (I2 - 2 I3 - 1)/2, P~ = F - cof F, dP~/dF = I - d cof/dF.
+void developedShapeTerm(const Mat3& F, const MaterialPointData&, double* psi, Mat3* P, Mat9* dPdF) {
+  if (psi) *psi = 0.5 * (F.squaredNorm() - 2.0 * F.determinant() - 1.0);
+  if (P) *P = F - cofactor(F);
+  if (dPdF) {
+    *dPdF = Mat9::Identity();
+    addScaledDeterminantHessian(-1.0, F, *dPdF);
+  }
+}
+
+// Psi~ = (I2 - 3)/2, P~ = F, dP~/dF = I.
+void macklinShapeTerm(const Mat3& F, const MaterialPointData&, double* psi, Mat3* P, Mat9* dPdF) {
+  if (psi) *psi = 0.5 * (F.squaredNorm() - 3.0);
+  if (P) *P = F;
+  if (dPdF) *dPdF = Mat9::Identity();
+}
 
 class NeoHookean final : public Material {
  public:
@@ -23,21 +49,52 @@ class NeoHookean final : public Material {
 
   std::string name() const override { return "neo_hookean"; }
 
-  double energyDensity(const Mat3& F) const override {
+  void evaluate(const Mat3& F, const MaterialPointData&, double* psi, Mat3* P, Mat9* dPdF) const override {
     const double Jm1 = F.determinant() - 1.0;
-    return 0.5 * mu_ * (F.squaredNorm() - 3.0) + 0.5 * lambda_hat_ * Jm1 * Jm1 - mu_ * Jm1;
+    if (psi) *psi = 0.5 * mu_ * (F.squaredNorm() - 3.0) + 0.5 * lambda_hat_ * Jm1 * Jm1 - mu_ * Jm1;
+    if (!P && !dPdF) return;
+    const Mat3 C = cofactor(F);
+    const double volumetric = lambda_hat_ * Jm1 - mu_;
+    if (P) *P = mu_ * F + volumetric * C;
+    if (dPdF) {
+      Mat9& K = *dPdF;
+      const Vec9 g = flatten(C);
+      K = lambda_hat_ * (g * g.transpose());
+      K.diagonal().array() += mu_;
+      addScaledDeterminantHessian(volumetric, F, K);
+    }
   }
 
-  Mat3 firstPiola(const Mat3& F) const override {
-    return mu_ * F + (lambda_hat_ * (F.determinant() - 1.0) - mu_) * cofactor(F);
-  }
+  std::vector<std::string> splitNames() const override { return {"developed", "macklin"}; }
 
-  Mat9 firstPiolaDerivative(const Mat3& F) const override {
-    const Vec9 g = flatten(cofactor(F));
-    Mat9 K = lambda_hat_ * (g * g.transpose());
-    K.diagonal().array() += mu_;
-    addScaledDeterminantHessian(lambda_hat_ * (F.determinant() - 1.0) - mu_, F, K);
-    return K;
+  MaterialSplit split(const std::string& name) const override {
+    MaterialSplit s;
+    s.name = detail::resolveSplitName(this->name(), name, splitNames());
+    if (s.name == "developed") {
+      s.terms = {{"mu", mu_, developedShapeTerm}, detail::volumeTerm("lambda_hat", lambda_hat_)};
+      s.constant = 0.0;
+      return s;
+    }
+    if (lambda_hat_ == 0.0)
+      throw std::invalid_argument("neo_hookean: split 'macklin' needs lambda_hat != 0 (gamma = 1 + mu/lambda_hat)");
+    const double gamma = 1.0 + mu_ / lambda_hat_;
+    // Psi~ = (J - gamma)^2 / 2, P~ = (J - gamma) cof F.
+    const MaterialTermEvaluator volume = [gamma](const Mat3& F, const MaterialPointData&, double* psi, Mat3* P,
+                                                 Mat9* dPdF) {
+      const double Jg = F.determinant() - gamma;
+      if (psi) *psi = 0.5 * Jg * Jg;
+      if (!P && !dPdF) return;
+      const Mat3 C = cofactor(F);
+      if (P) *P = Jg * C;
+      if (dPdF) {
+        const Vec9 g = flatten(C);
+        *dPdF = g * g.transpose();
+        addScaledDeterminantHessian(Jg, F, *dPdF);
+      }
+    };
+    s.terms = {{"mu", mu_, macklinShapeTerm}, {"lambda_hat", lambda_hat_, volume}};
+    s.constant = mu_ * mu_ / (2.0 * lambda_hat_);
+    return s;
   }
 
   LameParameters modelParameters() const override { return {mu_, lambda_hat_}; }

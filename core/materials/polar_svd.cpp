@@ -26,6 +26,14 @@ RotationVariantSvd rotationVariantSvd(const Mat3& F) {
   return out;
 }
 
+Vec3 rotationVariantSingularValues(const Mat3& F) {
+  const Eigen::JacobiSVD<Mat3, Eigen::NoQRPreconditioner> svd(F);
+  Vec3 sigma = svd.singularValues();
+  // det U det V = sign(det F); the convention puts that sign on the smallest value.
+  if (F.determinant() < 0.0) sigma(2) = -sigma(2);
+  return sigma;
+}
+
 Mat3 polarRotation(const Mat3& F) { return polarRotation(rotationVariantSvd(F)); }
 
 Mat9 polarRotationDerivative(const RotationVariantSvd& svd) {

@@ -17,6 +17,8 @@ struct RotationVariantSvd {
 };
 
 RotationVariantSvd rotationVariantSvd(const Mat3& F);
+// sigma of rotationVariantSvd(F) without U and V (cheaper: energy-only evaluations).
+Vec3 rotationVariantSingularValues(const Mat3& F);
 
 // R = U V^T: F's polar rotation when det F > 0, and the rotation nearest to F in general.
 inline Mat3 polarRotation(const RotationVariantSvd& svd) { return svd.U * svd.V.transpose(); }

@@ -247,14 +247,18 @@ INSTANTIATE_TEST_SUITE_P(SolidTypes, ElementTypeDerivatives,
                                            ElementType::kHex8, ElementType::kPrism6, ElementType::kPyramid5),
                          [](const auto& info) { return elementTypeName(info.param); });
 
-TEST(ElasticEnergy, RejectsSurfaceElements) {
+TEST(ElasticEnergy, RejectsSurfacesButTakesPlaneTrianglesAsPlaneStrain) {
   Mesh mesh;
   mesh.element_type = ElementType::kTri3;
   mesh.rest_positions.resize(3, 3);
-  mesh.rest_positions << 0, 0, 0, 1, 0, 0, 0, 1, 0;
+  mesh.rest_positions << 0, 0, 0, 1, 0, 0, 0, 1, 0.5;  // a triangle in 3D: the membrane term's
   mesh.elements.resize(1, 3);
   mesh.elements << 0, 1, 2;
   EXPECT_THROW(ElasticEnergy(mesh, makeMaterial(specFor(MaterialModel::kStVenantKirchhoff))), std::invalid_argument);
+  mesh.rest_positions(2, 2) = 0.0;  // in the plane z = 0: a 2D mesh, plane strain
+  const ElasticEnergy plane(mesh, makeMaterial(specFor(MaterialModel::kStVenantKirchhoff)));
+  EXPECT_TRUE(plane.isPlaneStrain());
+  EXPECT_DOUBLE_EQ(plane.restVolume(0), 0.5);  // area times unit thickness
 }
 
 TEST(ElasticEnergy, AssembledGradientMatchesFiniteDifferencesOfAssembledEnergy) {

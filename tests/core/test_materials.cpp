@@ -1,6 +1,8 @@
 // Every material model: value, gradient and Hessian checked by one generic finite-difference
 // test (STYLE.md 1), at random F in three families, plus rest state, invariance, the Lame
-// mapping and the parameter parsing.
+// mapping and the parameter parsing; the single-call evaluate(), PBNG's approximate tangent,
+// the XPBD term splits and the muscle model (its fibre curves and the sets where they have no
+// second derivative). The newer derivative tests use tests/support/finite_difference.hpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,12 +14,15 @@
 #include <tuple>
 #include <vector>
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 #include <gtest/gtest.h>
 
 #include "core/material.hpp"
+#include "core/materials/muscle.hpp"
 #include "core/materials/polar_svd.hpp"
+#include "tests/support/finite_difference.hpp"
 
 namespace pbdlab {
 
@@ -45,9 +50,20 @@ constexpr int kSamplesPerFamily = 25;
 //                          dP 1.2e-10         dP 1.6e-10     dP 1.0e-10
 //   stvk                   P 1.2e-10          P 1.4e-10      P 1.7e-10
 //                          dP 9.9e-11         dP 1.1e-10     dP 9.7e-11
+//   muscle (default data)  P 8.3e-10          P 3.8e-10      P 2.6e-10
+//                          dP 3.5e-10         dP 1.7e-10     dP 2.5e-10
 //   corotated at sigma_2 + sigma_3 = 1e-2: P 8.6e-10, dP 4.1e-9 (truncation, (h / 1e-2)^2).
-// kFdTolerance = 1e-7 is 100x above the families' worst and 25x above the near-set case, for
-// other compilers and flags; a wrong term is far above it (dropping stable Neo-Hookean's log
+// New checks (generic checker, same step and tolerance): split terms P~ <= 2.0e-9,
+// dP~/dF <= 8.4e-10 (the corotated |F - R|^2 term the worst); muscle with random fibres and
+// activation 0, 0.5, 1: whole P 1.2e-9, dP 4.4e-10, fibre term alone P 3.5e-10, dP 3.5e-10;
+// 1e-3 lambda_ofl from the fibre curves' breakpoints: whole P 1.7e-9, dP 4.4e-10, fibre term
+// (step 1e-7, see that test) P 5.9e-9, dP 5.7e-9. Breaking the code once per test (a sign in a
+// split term, Macklin's constant, the fibre Hessian's transverse term, a curvature 8 -> 7.9,
+// alpha on the passive term as eq. 6 prints it, the printed constants of eq. 8, the sign of
+// the energy-only SVD, no clamp in the approximate tangent) made them fail.
+// kFdTolerance = 1e-7 is 50x above the families' worst (100x for the whole models), 25x above
+// the corotated near-set case and 17x above the fibre term next to its breakpoints, for other
+// compilers and flags; a wrong term is far above it (dropping stable Neo-Hookean's log
 // Hessian term gives 1.7e-2, adding 1e-3 to each sigma_i + sigma_j in dR/dF gives 2.6e-4).
 constexpr double kFdStep = 1e-6;
 constexpr double kFdTolerance = 1e-7;
@@ -66,9 +82,11 @@ std::string familyName(Family family) {
 // Readable parameters in gtest's messages.
 void PrintTo(Family family, std::ostream* os) { *os << familyName(family); }
 
+// The muscle runs the shared tests with the default MaterialPointData (fibre e_x, activation 0:
+// its passive fibre term is on wherever |F e_x| > 1); its own tests vary fibre and activation.
 const MaterialModel kAllModels[] = {MaterialModel::kFixedCorotated, MaterialModel::kNeoHookean,
                                     MaterialModel::kStableNeoHookean,
-                                    MaterialModel::kStVenantKirchhoff};
+                                    MaterialModel::kStVenantKirchhoff, MaterialModel::kMuscle};
 
 MaterialSpec specFor(MaterialModel model, LameMapping mapping = LameMapping::kMatchedToLinear) {
   MaterialSpec spec;
@@ -345,6 +363,615 @@ TEST(PolarSvd, RotationDerivativeMatchesFiniteDifferences) {
     }
 }
 
+// ---- The single-call interface, the approximate tangent, the splits and the muscle. ----
+// Every new derivative check goes through the generic checker (tests/support/
+// finite_difference.hpp) with kFdStep and kFdTolerance unless a test says otherwise.
+
+Vec3 randomUnit(std::mt19937& rng) {
+  std::normal_distribution<double> normal;
+  return Vec3(normal(rng), normal(rng), normal(rng)).normalized();
+}
+
+MaterialTermEvaluator evaluatorOf(const Material& m) {
+  return [&m](const Mat3& F, const MaterialPointData& data, double* psi, Mat3* P, Mat9* K) {
+    m.evaluate(F, data, psi, P, K);
+  };
+}
+
+// Psi(vec F) with its gradient and Hessian, for the generic checker.
+test::EnergyFunction energyOf(const MaterialTermEvaluator& f, const MaterialPointData& data) {
+  return [f, data](const Eigen::VectorXd& x, double* value, Eigen::VectorXd* gradient, Eigen::MatrixXd* hessian) {
+    const Mat3 F = Eigen::Map<const Mat3>(x.data());
+    Mat3 P;
+    Mat9 K;
+    f(F, data, value, gradient ? &P : nullptr, hessian ? &K : nullptr);
+    if (gradient) *gradient = flatten(P);
+    if (hessian) *hessian = K;
+  };
+}
+
+Eigen::VectorXd vecOf(const Mat3& F) { return flatten(F); }
+
+// Options for a whole material (floors of the order of mu, as checkDerivatives) and for a split
+// term (dimensionless; the floors only reject exact zeros).
+test::FiniteDifferenceOptions materialOptions(const Material& m, double step = kFdStep) {
+  test::FiniteDifferenceOptions options;
+  options.step = step;
+  options.tolerance = kFdTolerance;
+  options.min_gradient_norm = 1e-2 * m.modelParameters().mu;
+  options.min_hessian_norm = 1e-1 * m.modelParameters().mu;
+  return options;
+}
+test::FiniteDifferenceOptions termOptions(double step = kFdStep) {
+  test::FiniteDifferenceOptions options;
+  options.step = step;
+  options.tolerance = kFdTolerance;
+  options.min_gradient_norm = 1e-9;
+  options.min_hessian_norm = 1e-9;
+  return options;
+}
+
+struct WorstErrors {
+  double gradient = 0.0;
+  double hessian = 0.0;
+  int checked = 0;
+  void add(const test::FiniteDifferenceErrors& e) {
+    gradient = std::max(gradient, e.gradient);
+    hessian = std::max(hessian, e.hessian);
+    ++checked;
+  }
+};
+
+const double kActivations[] = {0.0, 0.5, 1.0};
+
+// F + (l / |F v| - 1) (F v) v^T: now |F v| = l; det F is scaled by l / |F v| > 0 (sign kept).
+Mat3 withFibreStretch(const Mat3& F, const Vec3& v, double l) {
+  const Vec3 w = F * v;
+  return F + (l / w.norm() - 1.0) * w * v.transpose();
+}
+
+// A fibre stretch t = l / lambda_ofl at distance >= 0.02 from every breakpoint of the fibre
+// curves, in each piece in turn (index % 6).
+double fibreStretchAwayFromBreakpoints(int index, std::mt19937& rng) {
+  static const double kPieces[6][2] = {{0.1, 0.38}, {0.42, 0.58}, {0.62, 0.98},
+                                       {1.02, 1.38}, {1.42, 1.58}, {1.62, 2.0}};
+  return uniform(rng, kPieces[index % 6][0], kPieces[index % 6][1]);
+}
+
+// A sample of the family with |F v| = l, at distance >= 0.05 from the corotated part's set
+// without derivative (sigma_2 + sigma_3 = 0).
+Mat3 muscleSample(Family family, int index, const Vec3& v, double l, std::mt19937& rng) {
+  for (;;) {
+    const Mat3 F = withFibreStretch(randomF(family, index, rng), v, l);
+    const RotationVariantSvd svd = rotationVariantSvd(F);
+    if (svd.sigma(1) + svd.sigma(2) > 0.05) return F;
+  }
+}
+
+MaterialSpec muscleSpec(double lambda_ofl = 1.0) {
+  MaterialSpec spec = specFor(MaterialModel::kMuscle);
+  spec.lambda_ofl = lambda_ofl;
+  return spec;
+}
+
+// F for a model's tests: the muscle's with a fibre stretch in each curve piece in turn.
+Mat3 sampleFor(MaterialModel model, Family family, int index, const MaterialPointData& data, std::mt19937& rng) {
+  if (model != MaterialModel::kMuscle) return randomF(family, index, rng);
+  return muscleSample(family, index, data.fibre_direction, fibreStretchAwayFromBreakpoints(index, rng), rng);
+}
+
+MaterialPointData randomPointData(int index, std::mt19937& rng) {
+  MaterialPointData data;
+  data.fibre_direction = randomUnit(rng);
+  data.activation = kActivations[index % 3];
+  return data;
+}
+
+TEST_P(MaterialModelTest, EvaluateGivesTheSameAnswersWhicheverOutputsAreAsked) {
+  // The energy-only path of the corotated models takes singular values without U, V: same
+  // value up to round-off. Every other output comes from the same arithmetic.
+  const MaterialModel model = GetParam();
+  const auto material = makeMaterial(specFor(model));
+  std::mt19937 rng(515u);
+  for (Family family : {Family::kWellConditioned, Family::kInverted, Family::kNearSingular})
+    for (int n = 0; n < kSamplesPerFamily; ++n) {
+      const MaterialPointData data = randomPointData(n, rng);
+      const Mat3 F = sampleFor(model, family, n, data, rng);
+      double psi_all = 0.0, psi_only = 0.0;
+      Mat3 P_all, P_only;
+      Mat9 K_all, K_only;
+      material->evaluate(F, data, &psi_all, &P_all, &K_all);
+      material->evaluate(F, data, &psi_only, nullptr, nullptr);
+      material->evaluate(F, data, nullptr, &P_only, nullptr);
+      material->evaluate(F, data, nullptr, nullptr, &K_only);
+      EXPECT_NEAR(psi_only, psi_all, 1e-13 * std::abs(psi_all)) << familyName(family) << " sample " << n;
+      EXPECT_EQ(P_only, P_all) << familyName(family) << " sample " << n;
+      EXPECT_EQ(K_only, K_all) << familyName(family) << " sample " << n;
+      EXPECT_EQ(material->energyDensity(F, data), psi_only);
+      EXPECT_EQ(material->firstPiola(F, data), P_all);
+      EXPECT_EQ(material->firstPiolaDerivative(F, data), K_all);
+    }
+}
+
+// ---- PBNG's approximate tangent (TOG eq. 32-34). ----
+
+// Deformation gradients where definiteness could fail: the three families plus exactly
+// singular, reflected and collapsed ones.
+std::vector<Mat3> tangentTestGradients(std::mt19937& rng) {
+  std::vector<Mat3> out;
+  for (Family family : {Family::kWellConditioned, Family::kInverted, Family::kNearSingular})
+    for (int n = 0; n < kSamplesPerFamily; ++n) out.push_back(randomF(family, n, rng));
+  out.push_back(Mat3::Identity());
+  out.push_back(-Mat3::Identity());
+  out.push_back(Mat3::Zero());
+  out.push_back(Vec3(1.0, 1.0, -1.0).asDiagonal().toDenseMatrix());
+  out.push_back(withSingularValues(rng, Vec3(1.3, 0.7, 0.0)));   // rank 2
+  out.push_back(withSingularValues(rng, Vec3(2.0, 0.0, 0.0)));   // rank 1
+  out.push_back(withSingularValues(rng, Vec3(3.0, 2.5, -2.0)));  // strongly inverted, stretched
+  return out;
+}
+
+double minEigenvalue(const Mat9& A) {
+  return Eigen::SelfAdjointEigenSolver<Mat9>(A, Eigen::EigenvaluesOnly).eigenvalues().minCoeff();
+}
+
+TEST_P(MaterialModelTest, ApproximateTangentIsPbngEq32AndPositiveSemidefinite) {
+  const MaterialModel model = GetParam();
+  for (LameMapping mapping : {LameMapping::kMatchedToLinear, LameMapping::kRaw}) {
+    MaterialSpec spec = specFor(model, mapping);
+    if (mapping == LameMapping::kRaw) spec.poisson_ratio = -0.5;  // lambda < 0: clamped
+    const auto material = makeMaterial(spec);
+    const LameParameters p = material->modelParameters();
+    std::mt19937 rng(616u);
+    int n = 0;
+    for (const Mat3& F : tangentTestGradients(rng)) {
+      const MaterialPointData data = randomPointData(n++, rng);
+      const Mat9 A = material->approximateTangent(F, data);
+      EXPECT_EQ(A, A.transpose()) << "F =\n" << F;
+      EXPECT_GE(minEigenvalue(A), -1e-12 * A.norm()) << "F =\n" << F;
+      EXPECT_GE(minEigenvalue(A), 2.0 * p.mu * (1.0 - 1e-12)) << "2 mu I is its floor; F =\n" << F;
+      // 2 mu I_9 + lambda vec(cof F) vec(cof F)^T, written out here once more.
+      const Vec9 g = flatten(F.determinant() * F.inverse().transpose());
+      Mat9 expected = Mat9::Identity() * (2.0 * p.mu) + std::max(p.lambda, 0.0) * g * g.transpose();
+      if (std::abs(F.determinant()) < 1e-9) {
+        // F^-1 does not exist: compare with the cofactor of the model's own helper.
+        const Vec9 c = flatten(cofactor(F));
+        expected = Mat9::Identity() * (2.0 * p.mu) + std::max(p.lambda, 0.0) * c * c.transpose();
+      }
+      if (model != MaterialModel::kMuscle) {
+        EXPECT_LT((A - expected).norm(), 1e-12 * expected.norm()) << "F =\n" << F;
+      }
+    }
+  }
+}
+
+TEST(MuscleApproximateTangent, IsTheFibreHessianWhereItsCurvatureIsPositiveAndPsdWhereNot) {
+  // The fibre part of approximateTangent (its difference from the corotated part's eq. 32) is
+  // the true fibre Hessian with W'' clamped at 0. On the descending limb of the active curve
+  // (t in (1, 1.6) with activation 1) the true fibre Hessian is indefinite; the clamp keeps the
+  // approximation PSD.
+  const MaterialSpec spec = muscleSpec();
+  const auto material = makeMaterial(spec);
+  const MaterialSplit split = material->split();
+  const MaterialTerm& fibre = split.terms.back();
+  std::mt19937 rng(717u);
+  int indefinite = 0, equal = 0;
+  for (int n = 0; n < 120; ++n) {
+    MaterialPointData data;
+    data.fibre_direction = randomUnit(rng);
+    data.activation = 1.0;
+    const double t = fibreStretchAwayFromBreakpoints(n, rng);
+    const Mat3 F = muscleSample(Family::kWellConditioned, n, data.fibre_direction, t, rng);
+    Mat9 fibre_hessian;
+    fibre.evaluate(F, data, nullptr, nullptr, &fibre_hessian);
+    fibre_hessian *= fibre.stiffness;
+    const Mat9 fibre_part = material->approximateTangent(F, data) - pbngApproximateTangent(F, material->modelParameters());
+    EXPECT_GE(minEigenvalue(fibre_part), -1e-10 * std::max(fibre_part.norm(), 1.0)) << "t = " << t;
+    const muscle::CurveValue a = muscle::activeCurve(t, spec.lambda_ofl);
+    const muscle::CurveValue p = muscle::passiveCurve(t, spec.lambda_ofl);
+    if (a.curvature + p.curvature >= 0.0) {
+      EXPECT_LT((fibre_part - fibre_hessian).norm(), 1e-12 * std::max(fibre_hessian.norm(), 1.0)) << "t = " << t;
+      ++equal;
+    } else {
+      EXPECT_LT(minEigenvalue(fibre_hessian), -1e-3 * fibre_hessian.norm()) << "t = " << t;
+      ++indefinite;
+    }
+  }
+  EXPECT_GT(equal, 10);
+  EXPECT_GT(indefinite, 10);
+}
+
+// ---- Splits: sum_k k_k Psi~_k = Psi + c, each term checked by finite differences. ----
+
+struct SplitCase {
+  MaterialModel model;
+  const char* split;
+};
+
+const SplitCase kAllSplits[] = {{MaterialModel::kFixedCorotated, "pxpbd"},
+                                {MaterialModel::kNeoHookean, "developed"},
+                                {MaterialModel::kNeoHookean, "macklin"},
+                                {MaterialModel::kStableNeoHookean, "lame"},
+                                {MaterialModel::kStVenantKirchhoff, "lame"},
+                                {MaterialModel::kMuscle, "pxpbd"}};
+
+std::string splitCaseName(const SplitCase& c) { return materialModelName(c.model) + "_" + c.split; }
+void PrintTo(const SplitCase& c, std::ostream* os) { *os << splitCaseName(c); }
+
+class MaterialSplits : public ::testing::TestWithParam<std::tuple<SplitCase, Family>> {};
+
+TEST_P(MaterialSplits, SumOfTermsIsTheEnergyPlusTheStatedConstant) {
+  const auto [split_case, family] = GetParam();
+  const auto material = makeMaterial(specFor(split_case.model));
+  const MaterialSplit split = material->split(split_case.split);
+  ASSERT_EQ(split.name, split_case.split);
+  std::mt19937 rng(818u + 5u * static_cast<unsigned>(family));
+  double worst = 0.0;
+  for (int n = 0; n < kSamplesPerFamily; ++n) {
+    const MaterialPointData data = randomPointData(n, rng);
+    const Mat3 F = sampleFor(split_case.model, family, n, data, rng);
+    double psi = 0.0;
+    Mat3 P;
+    Mat9 K;
+    material->evaluate(F, data, &psi, &P, &K);
+    double sum = 0.0, scale = std::abs(psi) + std::abs(split.constant);
+    Mat3 P_sum = Mat3::Zero();
+    Mat9 K_sum = Mat9::Zero();
+    for (const MaterialTerm& term : split.terms) {
+      double psi_k = 0.0;
+      Mat3 P_k;
+      Mat9 K_k;
+      term.evaluate(F, data, &psi_k, &P_k, &K_k);
+      sum += term.stiffness * psi_k;
+      scale += std::abs(term.stiffness * psi_k);
+      P_sum += term.stiffness * P_k;
+      K_sum += term.stiffness * K_k;
+    }
+    const double error = std::abs(sum - psi - split.constant) / scale;
+    worst = std::max(worst, error);
+    EXPECT_LT(error, 1e-13) << "sample " << n << "\nF =\n" << F;
+    EXPECT_LT(relativeError(P_sum, P), 1e-13) << "sample " << n;
+    EXPECT_LT(relativeError(K_sum, K), 1e-13) << "sample " << n;
+  }
+  std::printf("[ measured ] split %s %s: |sum k Psi~ - Psi - c| / scale %.2e\n", splitCaseName(split_case).c_str(),
+              familyName(family).c_str(), worst);
+}
+
+TEST_P(MaterialSplits, EachTermMatchesCentralFiniteDifferences) {
+  const auto [split_case, family] = GetParam();
+  const auto material = makeMaterial(specFor(split_case.model));
+  const MaterialSplit split = material->split(split_case.split);
+  std::mt19937 rng(919u + 5u * static_cast<unsigned>(family));
+  for (const MaterialTerm& term : split.terms) {
+    WorstErrors worst;
+    int zero = 0;
+    for (int n = 0; n < kSamplesPerFamily; ++n) {
+      const MaterialPointData data = randomPointData(n, rng);
+      const Mat3 F = sampleFor(split_case.model, family, n, data, rng);
+      Mat3 P;
+      term.evaluate(F, data, nullptr, &P, nullptr);
+      if (term.name == "fibre" && P.norm() == 0.0) {  // l <= 0.4 lambda_ofl, or passive only and l <= lambda_ofl
+        ++zero;
+        continue;
+      }
+      test::FiniteDifferenceErrors e;
+      EXPECT_TRUE(test::derivativesMatchFiniteDifferences(energyOf(term.evaluate, data), vecOf(F), termOptions(), &e))
+          << term.name << " sample " << n;
+      worst.add(e);
+    }
+    EXPECT_GE(worst.checked, kSamplesPerFamily / 2) << term.name;
+    std::printf("[ measured ] split %s term %s %s: P~ %.2e, dP~/dF %.2e (%d checked, %d zero)\n",
+                splitCaseName(split_case).c_str(), term.name.c_str(), familyName(family).c_str(), worst.gradient,
+                worst.hessian, worst.checked, zero);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllSplits, MaterialSplits,
+    ::testing::Combine(::testing::ValuesIn(kAllSplits),
+                       ::testing::Values(Family::kWellConditioned, Family::kInverted, Family::kNearSingular)),
+    [](const auto& info) { return splitCaseName(std::get<0>(info.param)) + "_" + familyName(std::get<1>(info.param)); });
+
+TEST(MaterialSplitNames, EachModelListsItsSplitsAndTheirConstants) {
+  const auto names = [](MaterialModel model) { return makeMaterial(specFor(model))->splitNames(); };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(names(MaterialModel::kFixedCorotated), (Names{"pxpbd"}));
+  EXPECT_EQ(names(MaterialModel::kNeoHookean), (Names{"developed", "macklin"}));
+  EXPECT_EQ(names(MaterialModel::kStableNeoHookean), (Names{"lame"}));
+  EXPECT_EQ(names(MaterialModel::kStVenantKirchhoff), (Names{"lame"}));
+  EXPECT_EQ(names(MaterialModel::kMuscle), (Names{"pxpbd"}));
+  for (MaterialModel model : kAllModels) {
+    const auto material = makeMaterial(specFor(model));
+    const LameParameters p = material->modelParameters();
+    EXPECT_EQ(material->split().name, material->defaultSplitName());
+    EXPECT_EQ(material->defaultSplitName(), material->splitNames().front());
+    for (const std::string& name : material->splitNames()) {
+      const MaterialSplit split = material->split(name);
+      ASSERT_GE(split.numTerms(), 2);
+      EXPECT_EQ(split.terms[0].name, "mu");
+      EXPECT_EQ(split.terms[0].stiffness, p.mu);
+      EXPECT_EQ(split.terms[1].stiffness, p.lambda);
+      const double expected_constant = name == "macklin" ? p.mu * p.mu / (2.0 * p.lambda) : 0.0;
+      EXPECT_EQ(split.constant, expected_constant) << materialModelName(model) << " " << name;
+    }
+    try {
+      material->split("no_such_split");
+      ADD_FAILURE() << "accepted an unknown split";
+    } catch (const std::invalid_argument& e) {
+      for (const std::string& name : material->splitNames())
+        EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  const MaterialSpec spec = muscleSpec();
+  const MaterialSplit muscle_split = makeMaterial(spec)->split();
+  ASSERT_EQ(muscle_split.numTerms(), 3);
+  EXPECT_EQ(muscle_split.terms[2].name, "fibre");
+  EXPECT_EQ(muscle_split.terms[2].stiffness, spec.sigma_max);
+  // Macklin's split needs gamma = 1 + mu / lambda_hat.
+  EXPECT_THROW(makeNeoHookean(1.0, 0.0)->split("macklin"), std::invalid_argument);
+  EXPECT_NO_THROW(makeNeoHookean(1.0, 0.0)->split("developed"));
+}
+
+TEST(MaterialSplitNames, TermStressesAtRest) {
+  // Every term of every split is stress-free at F = I (Smith's condition, high-order paper
+  // §4.2) except Macklin's: P~_mu(I) = I and P~_lambda_hat(I) = (1 - gamma) I, which cancel
+  // only in the weighted sum.
+  const Mat3 I = Mat3::Identity();
+  for (const SplitCase& c : kAllSplits) {
+    const auto material = makeMaterial(specFor(c.model));
+    const LameParameters p = material->modelParameters();
+    for (const MaterialTerm& term : material->split(c.split).terms) {
+      Mat3 P;
+      term.evaluate(I, MaterialPointData{}, nullptr, &P, nullptr);
+      if (std::string(c.split) == "macklin") {
+        const double expected = term.name == "mu" ? 1.0 : -p.mu / p.lambda;
+        EXPECT_LT((P - expected * I).norm(), 1e-15) << term.name;
+      } else {
+        EXPECT_LT(P.norm(), 1e-15) << splitCaseName(c) << " " << term.name;
+      }
+    }
+  }
+}
+
+TEST(MaterialSplitNames, DevelopedShapeTermIsNegativeUnderDilation) {
+  // Psi~_mu = (I2 - 2 I3 - 1) / 2 = -(s - 1)^2 (2 s + 1) / 2 for F = s I (papers' README).
+  const MaterialSplit split = makeMaterial(specFor(MaterialModel::kNeoHookean))->split("developed");
+  for (double s : {1.1, 1.5, 2.0}) {
+    double psi = 0.0;
+    split.terms[0].evaluate(s * Mat3::Identity(), MaterialPointData{}, &psi, nullptr, nullptr);
+    EXPECT_NEAR(psi, -0.5 * (s - 1.0) * (s - 1.0) * (2.0 * s + 1.0), 1e-14);
+    EXPECT_LT(psi, 0.0);
+  }
+}
+
+// ---- The muscle model (PXPBD eq. 6-8). ----
+
+class MuscleDerivatives : public ::testing::TestWithParam<std::tuple<Family, double>> {};
+
+TEST_P(MuscleDerivatives, MatchCentralFiniteDifferencesWithRandomFibres) {
+  const auto [family, activation] = GetParam();
+  const auto material = makeMaterial(muscleSpec());
+  const MaterialSplit split = material->split();
+  const MaterialTerm& fibre = split.terms.back();
+  std::mt19937 rng(1111u + 3u * static_cast<unsigned>(family) + static_cast<unsigned>(10 * activation));
+  WorstErrors whole, term;
+  for (int n = 0; n < 30; ++n) {
+    MaterialPointData data;
+    data.fibre_direction = randomUnit(rng);
+    data.activation = activation;
+    const double t = fibreStretchAwayFromBreakpoints(n, rng);
+    const Mat3 F = muscleSample(family, n, data.fibre_direction, t, rng);
+    test::FiniteDifferenceErrors e;
+    EXPECT_TRUE(test::derivativesMatchFiniteDifferences(energyOf(evaluatorOf(*material), data), vecOf(F),
+                                                        materialOptions(*material), &e))
+        << "sample " << n << ", t = " << t;
+    whole.add(e);
+    if (t <= 0.4 || (activation == 0.0 && t <= 1.0)) continue;  // the fibre term is zero there
+    EXPECT_TRUE(test::derivativesMatchFiniteDifferences(energyOf(fibre.evaluate, data), vecOf(F), termOptions(), &e))
+        << "fibre term, sample " << n << ", t = " << t;
+    term.add(e);
+  }
+  EXPECT_GE(term.checked, 10);
+  std::printf("[ measured ] muscle %s activation %.1f: whole P %.2e dP %.2e; fibre term P %.2e dP %.2e (%d)\n",
+              familyName(family).c_str(), activation, whole.gradient, whole.hessian, term.gradient, term.hessian,
+              term.checked);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ActivationsAndFamilies, MuscleDerivatives,
+    ::testing::Combine(::testing::Values(Family::kWellConditioned, Family::kInverted, Family::kNearSingular),
+                       ::testing::ValuesIn(kActivations)),
+    [](const auto& info) {
+      return familyName(std::get<0>(info.param)) + "_activation_" +
+             std::to_string(static_cast<int>(10 * std::get<1>(info.param)));
+    });
+
+TEST(Muscle, DerivativesHoldNextToTheSetsWithoutSecondDerivatives) {
+  // The fibre curves have no second derivative at l = 0.6, 1.4 (active) and 1 (passive) times
+  // lambda_ofl; at 0.4 and 1.6 only the third jumps. l = 0 (n = F v / l undefined) lies where
+  // the fibre term is identically zero (l <= 0.4 lambda_ofl): there only the corotated part
+  // is checked. Each point is at distance 1e-3 lambda_ofl from its set, on both sides, for two
+  // lambda_ofl and three activations. The fibre term alone is differenced with step 1e-7 (not
+  // 1e-6): just above l = 0.4 lambda_ofl its gradient is ~5e-6 while its third derivative is
+  // O(1), so the truncation error h^2 f''' / 6 relative to the gradient is ~(h / 1e-3)^2: 3e-7
+  // with 1e-6, 3e-9 with 1e-7. (The pieces are polynomials and an exponential: no stencil
+  // crosses a breakpoint, so nothing else grows near them.)
+  constexpr double kStep = 1e-7;
+  constexpr double kDistance = 1e-3;
+  std::mt19937 rng(1212u);
+  WorstErrors whole, term;
+  for (double lambda_ofl : {1.0, 1.25}) {
+    const auto material = makeMaterial(muscleSpec(lambda_ofl));
+    const MaterialSplit split = material->split();
+    const MaterialTerm& fibre = split.terms.back();
+    std::vector<double> stretches = {kDistance};  // next to l = 0
+    for (double t : muscle::kBreakpoints) {
+      stretches.push_back(t - kDistance);
+      stretches.push_back(t + kDistance);
+    }
+    for (double t : stretches)
+      for (double activation : kActivations)
+        for (int n = 0; n < 3; ++n) {
+          MaterialPointData data;
+          data.fibre_direction = randomUnit(rng);
+          data.activation = activation;
+          const Mat3 F = muscleSample(Family::kWellConditioned, n, data.fibre_direction, t * lambda_ofl, rng);
+          test::FiniteDifferenceErrors e;
+          EXPECT_TRUE(test::derivativesMatchFiniteDifferences(energyOf(evaluatorOf(*material), data), vecOf(F),
+                                                              materialOptions(*material), &e))
+              << "t = " << t << ", activation " << activation;
+          whole.add(e);
+          if (t <= 0.4 || (activation == 0.0 && t <= 1.0)) continue;
+          EXPECT_TRUE(test::derivativesMatchFiniteDifferences(energyOf(fibre.evaluate, data), vecOf(F),
+                                                              termOptions(kStep), &e))
+              << "fibre term, t = " << t << ", activation " << activation << ", lambda_ofl " << lambda_ofl;
+          term.add(e);
+        }
+  }
+  std::printf("[ measured ] muscle at 1e-3 from the breakpoints: whole P %.2e dP %.2e; fibre term P %.2e dP %.2e (%d)\n",
+              whole.gradient, whole.hessian, term.gradient, term.hessian, term.checked);
+}
+
+TEST(Muscle, ActivationScalesTheActiveTermOnly) {
+  // At F = I with a unit fibre v and lambda_ofl = 1: P = sigma_max alpha f_active(1) v v^T
+  // = alpha sigma_max v v^T (the passive curve is zero up to l = lambda_ofl), and Psi(I) =
+  // sigma_max alpha f_a(1) (not shifted). Far along the descending limb (l = 1.8 lambda_ofl,
+  // f_active = 0) the fibre stress is the passive one, whatever the activation. Eq. 6 as
+  // printed (f_a + alpha f_p) would give the reverse.
+  const MaterialSpec spec = muscleSpec();
+  const auto material = makeMaterial(spec);
+  std::mt19937 rng(1313u);
+  for (double activation : kActivations) {
+    MaterialPointData data;
+    data.fibre_direction = randomUnit(rng);
+    data.activation = activation;
+    const Vec3 v = data.fibre_direction;
+    double psi = 0.0;
+    Mat3 P;
+    material->evaluate(Mat3::Identity(), data, &psi, &P, nullptr);
+    EXPECT_NEAR(psi, spec.sigma_max * activation * muscle::activeCurve(1.0, 1.0).value, 1e-9 * spec.sigma_max);
+    EXPECT_LT((P - activation * spec.sigma_max * v * v.transpose()).norm(), 1e-10 * spec.sigma_max);
+    const Mat3 F = Mat3::Identity() + 0.8 * v * v.transpose();  // |F v| = 1.8
+    const Mat3 fibre_stress = material->firstPiola(F, data) - makeFixedCorotated(material->modelParameters().mu,
+                                                                                 material->modelParameters().lambda)
+                                                                  ->firstPiola(F);
+    const double passive = spec.sigma_max * muscle::passiveCurve(1.8, 1.0).slope;
+    EXPECT_GT(passive, 0.0);
+    EXPECT_LT((fibre_stress - passive * v * v.transpose()).norm(), 1e-10 * passive);
+  }
+  // alpha = 1 contracts: the fibre stress at rest is tensile, so shortening the fibre lowers Psi.
+}
+
+TEST(Muscle, IsAnisotropic) {
+  const auto material = makeMaterial(muscleSpec());
+  EXPECT_FALSE(material->isIsotropic());
+  MaterialPointData data;
+  data.fibre_direction = Vec3::UnitX();
+  data.activation = 1.0;
+  const Mat3 F = Vec3(1.2, 0.9, 0.9).asDiagonal();
+  const Mat3 Q = Eigen::AngleAxisd(M_PI / 2, Vec3::UnitZ()).toRotationMatrix();
+  // Psi(Q F) = Psi(F) (frame indifference), Psi(F Q) != Psi(F): the fibre sees F Q v.
+  EXPECT_NEAR(material->energyDensity(Q * F, data), material->energyDensity(F, data), 1e-9);
+  EXPECT_GT(std::abs(material->energyDensity(F * Q, data) - material->energyDensity(F, data)), 1e2);
+}
+
+TEST(Muscle, RejectsInvalidParameters) {
+  EXPECT_THROW(makeMuscle(1.0, 1.0, -1.0, 1.0), std::invalid_argument);
+  EXPECT_THROW(makeMuscle(1.0, 1.0, 1.0, 0.0), std::invalid_argument);
+  EXPECT_THROW(makeMuscle(1.0, 1.0, std::nan(""), 1.0), std::invalid_argument);
+  EXPECT_NO_THROW(makeMuscle(1.0, 1.0, 0.0, 1.0));
+  // A zero fibre direction switches the fibre term off.
+  const auto material = makeMaterial(muscleSpec());
+  MaterialPointData off;
+  off.fibre_direction = Vec3::Zero();
+  off.activation = 1.0;
+  const Mat3 F = Vec3(1.3, 0.9, 1.1).asDiagonal();
+  EXPECT_EQ(material->energyDensity(F, off),
+            makeFixedCorotated(material->modelParameters().mu, material->modelParameters().lambda)->energyDensity(F));
+}
+
+// ---- The fibre curves. ----
+
+TEST(MuscleCurves, AreContinuousWithContinuousSlopesAtTheirBreakpoints) {
+  // Over 2e-9 lambda_ofl a C1 curve changes its value by <= 2e-9 |slope| (slope <= 1 here,
+  // 0.33 passive at 1.6) and its slope by <= 2e-9 |curvature| (<= 4 / lambda_ofl): tolerances
+  // 1e-8 lambda_ofl and 1e-7 catch any jump of the size eq. 7-8's printed constants make
+  // (1.6e-4 and larger, next test).
+  for (double L : {1.0, 1.25}) {
+    const double d = 1e-9 * L;
+    for (double t : muscle::kBreakpoints) {
+      for (const auto curve : {&muscle::activeCurve, &muscle::passiveCurve}) {
+        const muscle::CurveValue left = curve(t * L - d, L), at = curve(t * L, L), right = curve(t * L + d, L);
+        EXPECT_NEAR(left.value, right.value, 1e-8 * L) << "t = " << t;
+        EXPECT_NEAR(at.value, right.value, 1e-8 * L) << "t = " << t;
+        EXPECT_NEAR(left.slope, right.slope, 1e-7) << "t = " << t;
+        EXPECT_NEAR(at.slope, right.slope, 1e-7) << "t = " << t;
+      }
+    }
+  }
+}
+
+TEST(MuscleCurves, ActiveSlopePeaksAtTheOptimalFibreLength) {
+  // df_a/dl = f_active(l / lambda_ofl): 1 at l = lambda_ofl, below it elsewhere, never negative;
+  // the passive slope is zero up to lambda_ofl and grows after. Zero at and below 0.4.
+  for (double L : {1.0, 1.25}) {
+    EXPECT_DOUBLE_EQ(muscle::activeCurve(L, L).slope, 1.0);
+    for (int k = 0; k <= 2200; ++k) {
+      const double t = k * 1e-3;
+      const muscle::CurveValue a = muscle::activeCurve(t * L, L), p = muscle::passiveCurve(t * L, L);
+      EXPECT_GE(a.slope, 0.0);
+      EXPECT_GE(p.slope, 0.0);
+      EXPECT_GE(p.value, 0.0);
+      if (k != 1000) {
+        EXPECT_LT(a.slope, 1.0) << "t = " << t;
+      }
+      if (t <= 0.4) {
+        EXPECT_EQ(a.value, 0.0);
+      }
+      if (t <= 1.0) {
+        EXPECT_EQ(p.value, 0.0);
+      }
+      if (t >= 1.6) {
+        EXPECT_EQ(a.slope, 0.0);
+      }
+    }
+  }
+}
+
+TEST(MuscleCurves, AreEquations7And8UpToTheirPrintedRounding) {
+  // Eq. 8 as printed, and eq. 7 minus its value 0.0076 lambda_ofl at l = lambda_ofl+.
+  const auto printed_active = [](double l, double L) {
+    const double t = l / L;
+    if (t <= 0.4) return 0.0;
+    if (t < 0.6) return 3.0 * L * std::pow(t - 0.4, 3);
+    if (t <= 1.4) return -0.6612 * L + l - 1.33 * L * std::pow(t - 1.0, 3);
+    if (t <= 1.6) return 0.6774 * L + 3.0 * L * std::pow(t - 1.6, 3);
+    return 0.6774 * L;
+  };
+  const auto printed_passive = [](double l, double L) {
+    if (l <= L) return 0.0;
+    return 0.0076 * L * (std::exp(6.6 * (l / L - 1.0)) - 1.0) - 0.05 * (l - L);
+  };
+  // The printed constants make f_a jump (why we use exact ones): 8e-5 L at 0.6, 2.8e-4 L at 1.4.
+  const double e = 1e-12;
+  EXPECT_NEAR(printed_active(0.6 + e, 1.0) - printed_active(0.6 - e, 1.0), -8e-5, 1e-9);
+  EXPECT_NEAR(printed_active(1.4 + e, 1.0) - printed_active(1.4 - e, 1.0), -2.8e-4, 1e-9);
+  for (double L : {1.0, 1.25}) {
+    double worst_active = 0.0, worst_passive = 0.0;
+    for (int k = 0; k <= 1600; ++k) {
+      const double l = k * 1e-3 * L;
+      worst_active = std::max(worst_active, std::abs(muscle::activeCurve(l, L).value - printed_active(l, L)));
+      worst_passive = std::max(worst_passive, std::abs(muscle::passiveCurve(l, L).value - printed_passive(l, L)));
+    }
+    // 4/3 vs 1.33 and the rounded constants: <= 3.47e-4 L (at t = 1.4); 0.05/6.6 vs 0.0076:
+    // 2.4e-5 (e^x - 1) <= 1.25e-3 L up to l = 1.6 lambda_ofl.
+    EXPECT_LT(worst_active, 3.6e-4 * L);
+    EXPECT_LT(worst_passive, 1.3e-3 * L);
+    std::printf("[ measured ] lambda_ofl %.2f: |f_a - eq. 8 printed| %.2e, |f_p - (eq. 7 - 0.0076 L)| %.2e\n", L,
+                worst_active, worst_passive);
+  }
+}
+
 // ---- Parameters and names. ----
 
 TEST(LameParameters, FromYoungPoisson) {
@@ -388,9 +1015,10 @@ TEST(LameParameters, MappingFollowsEachModelsFormula) {
 
 TEST(MaterialNames, RoundTrip) {
   const std::vector<std::string> names = materialModelNames();
-  ASSERT_EQ(names.size(), 4u);
+  ASSERT_EQ(names.size(), 5u);
   for (const std::string& name : names) EXPECT_EQ(materialModelName(parseMaterialModel(name)), name);
   EXPECT_EQ(parseMaterialModel("stvk"), MaterialModel::kStVenantKirchhoff);
+  EXPECT_EQ(parseMaterialModel("muscle"), MaterialModel::kMuscle);
   EXPECT_EQ(parseLameMapping("raw"), LameMapping::kRaw);
   EXPECT_EQ(parseLameMapping("matched"), LameMapping::kMatchedToLinear);
   EXPECT_EQ(lameMappingName(LameMapping::kMatchedToLinear), "matched");

@@ -4,11 +4,13 @@
 // The node order against Gmsh itself is tested in tests/meshes/test_gmsh_basis.cpp.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
@@ -302,8 +304,12 @@ TEST(Quadrature, PointCounts) {
   EXPECT_EQ(size(ElementType::kTet4, 1), 1);
   EXPECT_EQ(size(ElementType::kTet10, 2), 4);
   EXPECT_EQ(size(ElementType::kTet10, 3), 8);
-  EXPECT_EQ(size(ElementType::kTet10, 4), 27);
+  EXPECT_EQ(size(ElementType::kTet10, 4), 14);  // the symmetric 14-point rule of degree 5
+  EXPECT_EQ(size(ElementType::kTet20, 3), 8);
+  EXPECT_EQ(size(ElementType::kTet20, 4), 14);
+  EXPECT_EQ(size(ElementType::kTet20, 5), 14);
   EXPECT_EQ(size(ElementType::kTet20, 6), 64);
+  EXPECT_EQ(ReferenceElement::of(ElementType::kTet20).quadrature(ReferenceElement::of(ElementType::kTet20).stiffnessQuadratureDegree()).size(), 14);
   EXPECT_EQ(size(ElementType::kTri3, 1), 1);
   EXPECT_EQ(size(ElementType::kTri3, 2), 3);
   EXPECT_EQ(size(ElementType::kTri3, 3), 4);
@@ -319,6 +325,127 @@ TEST(Quadrature, PointCounts) {
   // The one-point simplex rules sit at the centroid.
   EXPECT_TRUE(ReferenceElement::of(ElementType::kTet4).quadrature(1).points[0].isApprox(Vec3(0.25, 0.25, 0.25)));
   EXPECT_TRUE(ReferenceElement::of(ElementType::kPyramid5).quadrature(1).points[0].isApprox(Vec3(0, 0, 0.25)));
+}
+
+// The tet's 14-point rule (degree 4 and 5), derived here rather than trusted: its six
+// parameters -- barycentric orbits (a1, a1, a1, 1 - 3 a1), (a2, a2, a2, 1 - 3 a2) of 4 points
+// and (a3, a3, 1/2 - a3, 1/2 - a3) of 6, weights w1, w2, w3 as fractions of the volume -- solve
+// the moment equations of 1, sum l_i^2, sum l_i^3, sum l_i^4, sum l_i^5 and sum_{i<j} l_i^2 l_j^2
+// (integral of l_0^a l_1^b l_2^c l_3^d = 6 a! b! c! d! / (a + b + c + d + 3)! times the
+// volume). Newton's method from two-digit guesses must land on the library's rule, which must
+// integrate every x^i y^j z^k of degree <= 5 to 1e-14 and miss every one of degree 6.
+std::vector<std::array<double, 4>> tetOrbit(int kind, double a) {
+  if (kind == 31) {
+    const double b = 1.0 - 3.0 * a;
+    return {{b, a, a, a}, {a, b, a, a}, {a, a, b, a}, {a, a, a, b}};
+  }
+  const double c = 0.5 - a;
+  return {{a, a, c, c}, {a, c, a, c}, {a, c, c, a}, {c, a, a, c}, {c, a, c, a}, {c, c, a, a}};
+}
+
+// p = (a1, a2, a3, w1, w2, w3) -> (points as barycentric coordinates, weights summing to 1).
+void tet14FromParameters(const Eigen::Matrix<double, 6, 1>& p, std::vector<std::array<double, 4>>* points,
+                         std::vector<double>* weights) {
+  points->clear();
+  weights->clear();
+  const int kinds[3] = {31, 31, 22};
+  for (int o = 0; o < 3; ++o)
+    for (const auto& l : tetOrbit(kinds[o], p[o])) {
+      points->push_back(l);
+      weights->push_back(p[3 + o]);
+    }
+}
+
+Eigen::Matrix<double, 6, 1> tet14MomentResiduals(const Eigen::Matrix<double, 6, 1>& p) {
+  std::vector<std::array<double, 4>> points;
+  std::vector<double> weights;
+  tet14FromParameters(p, &points, &weights);
+  // integral of l_i^a l_j^b (i != j) over the volume-1 tet
+  auto moment = [](int a, int b) { return 6.0 * factorial(a) * factorial(b) / factorial(a + b + 3); };
+  Eigen::Matrix<double, 6, 1> r = Eigen::Matrix<double, 6, 1>::Zero();
+  for (std::size_t q = 0; q < points.size(); ++q) {
+    const auto& l = points[q];
+    double pairs = 0.0;
+    for (int i = 0; i < 4; ++i)
+      for (int j = i + 1; j < 4; ++j) pairs += l[i] * l[i] * l[j] * l[j];
+    const double w = weights[q];
+    r[0] += w;
+    for (int k = 2; k <= 5; ++k) {
+      double sum = 0.0;
+      for (int i = 0; i < 4; ++i) sum += std::pow(l[i], k);
+      r[k - 1] += w * sum;
+    }
+    r[5] += w * pairs;
+  }
+  r[0] -= 1.0;
+  for (int k = 2; k <= 5; ++k) r[k - 1] -= 4.0 * moment(k, 0);
+  r[5] -= 6.0 * moment(2, 2);
+  return r;
+}
+
+TEST(Quadrature, TetFourteenPointRuleDerivedFromItsMomentEquations) {
+  Eigen::Matrix<double, 6, 1> p;
+  p << 0.31, 0.093, 0.046, 0.11, 0.073, 0.043;  // two digits of the published values
+  for (int iteration = 0; iteration < 50; ++iteration) {
+    const Eigen::Matrix<double, 6, 1> r = tet14MomentResiduals(p);
+    if (r.norm() < 1e-16) break;
+    Eigen::Matrix<double, 6, 6> J;
+    for (int k = 0; k < 6; ++k) {
+      Eigen::Matrix<double, 6, 1> plus = p, minus = p;
+      const double h = 1e-6;
+      plus[k] += h;
+      minus[k] -= h;
+      J.col(k) = (tet14MomentResiduals(plus) - tet14MomentResiduals(minus)) / (2 * h);
+    }
+    p -= J.partialPivLu().solve(r);
+  }
+  EXPECT_LT(tet14MomentResiduals(p).norm(), 1e-15);
+  // Positive weights, points strictly inside.
+  for (int o = 0; o < 3; ++o) EXPECT_GT(p[3 + o], 0.0);
+  EXPECT_GT(p[0], 0.0);
+  EXPECT_LT(p[0], 1.0 / 3.0);
+  EXPECT_GT(p[1], 0.0);
+  EXPECT_LT(p[1], 1.0 / 3.0);
+  EXPECT_GT(p[2], 0.0);
+  EXPECT_LT(p[2], 0.5);
+
+  // The library's rule is this one (same points and weights, in any order). The moment
+  // equations fix the parameters to about 1e-14 in double precision (the library's come from a
+  // 40-digit solve), hence 1e-12 here; exactness is then checked on the library's rule itself.
+  std::vector<std::array<double, 4>> points;
+  std::vector<double> weights;
+  tet14FromParameters(p, &points, &weights);
+  for (int degree : {4, 5}) {
+    const QuadratureRule rule = ReferenceElement::of(ElementType::kTet20).quadrature(degree);
+    ASSERT_EQ(rule.size(), 14);
+    EXPECT_EQ(rule.degree, 5);
+    std::vector<bool> used(14, false);
+    for (int q = 0; q < rule.size(); ++q) {
+      const Vec3& r = rule.points[static_cast<std::size_t>(q)];
+      int match = -1;
+      for (int m = 0; m < 14; ++m)
+        if (!used[m] && std::abs(points[m][1] - r.x()) < 1e-12 && std::abs(points[m][2] - r.y()) < 1e-12 &&
+            std::abs(points[m][3] - r.z()) < 1e-12)
+          match = m;
+      ASSERT_GE(match, 0) << "library point " << q << " (" << r.transpose() << ") is not a derived point";
+      used[match] = true;
+      EXPECT_NEAR(rule.weights[static_cast<std::size_t>(q)], weights[match] / 6.0, 1e-13);
+    }
+    // Every monomial of degree <= 5 exact to 1e-14; every one of degree 6 off by more than 1e-8
+    // (the smallest miss, x y z^4 and its permutations, is 7.2e-8 of an integral of 6.6e-5).
+    for (int total = 0; total <= 6; ++total)
+      for (int i = 0; i <= total; ++i)
+        for (int j = 0; i + j <= total; ++j) {
+          const int k = total - i - j;
+          const double exact = exactMonomial(ElementType::kTet20, i, j, k);
+          const double approx = integrate(rule, [&](const Vec3& r) { return monomial(r, i, j, k); });
+          if (total <= 5) {
+            EXPECT_NEAR(approx, exact, 1e-14) << "x^" << i << " y^" << j << " z^" << k;
+          } else {
+            EXPECT_GT(std::abs(approx - exact), 1e-8) << "x^" << i << " y^" << j << " z^" << k << " came out exact";
+          }
+        }
+  }
 }
 
 // Pyramid: exact for the collapsed monomials a^i b^j c^k (a = u / (1 - w), b = v / (1 - w),

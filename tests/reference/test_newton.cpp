@@ -52,10 +52,8 @@ std::vector<StepRun> runAll(const Problem& problem, Solver& solver, const Budget
   solver.setup(problem);
   std::vector<StepRun> runs;
   for (int step = 0; step < problem.time.num_steps; ++step) {
-    StepObjective objective(problem, state.x, state.v, step);
-    StepMonitor monitor(objective, budget, log);
-    solver.advance(objective, state, monitor);
-    runs.push_back({log.rowsOfStep(step + 1), monitor.stopReason()});
+    const StepResult result = advanceOneStep(solver, problem, state, budget, log);
+    runs.push_back({log.rowsOfStep(step + 1), result.reason});
   }
   return runs;
 }
@@ -100,7 +98,7 @@ TEST(Newton, TwistedBeamConvergesQuadratically) {
       std::printf("[ history  ] %s step %zu\n", materialModelName(model).c_str(), s + 1);
       expectQuadraticTail(rows);
       // The true Hessian (column "hessian" == 0) is what converges quadratically.
-      EXPECT_EQ(rows.back().extra[2], 0.0);
+      EXPECT_EQ(log.value(rows.back(), "hessian"), 0.0);
     }
   }
 }
@@ -182,11 +180,9 @@ TEST(Newton, BackwardEulerFreeFallIsExactInOneIteration) {
   State state = initialState(problem);
   newton.setup(problem);
   for (int step = 0; step < 3; ++step) {
-    StepObjective objective(problem, state.x, state.v, step);
-    StepMonitor monitor(objective, budget, log);
-    newton.advance(objective, state, monitor);
-    EXPECT_EQ(monitor.stopReason(), StopReason::kConverged);
-    EXPECT_LE(monitor.iterations(), 1);
+    const StepResult result = advanceOneStep(newton, problem, state, budget, log);  // sets v
+    EXPECT_EQ(result.reason, StopReason::kConverged);
+    EXPECT_LE(result.iterations, 1);
   }
   // Backward Euler free fall: v_n = n dt g, z_n = z_0 + dt^2 g n (n + 1) / 2.
   const double dt = 0.01;
@@ -209,8 +205,8 @@ TEST(Newton, HonoursAnIterationBudgetWithoutLineSearch) {
   EXPECT_EQ(runs[0].reason, StopReason::kIterationBudget);
   EXPECT_EQ(runs[0].rows.size(), 3u);  // the initial guess and two iterations
   for (size_t k = 1; k < runs[0].rows.size(); ++k) {
-    EXPECT_EQ(runs[0].rows[k].extra[0], 0.0);  // no line-search steps
-    EXPECT_EQ(runs[0].rows[k].extra[1], 1.0);  // full steps
+    EXPECT_EQ(log.value(runs[0].rows[k], "line_search_steps"), 0.0);
+    EXPECT_EQ(log.value(runs[0].rows[k], "step_length"), 1.0);  // full steps
   }
 }
 
@@ -223,7 +219,7 @@ TEST(Newton, LogsSolverTimeAndFactorTime) {
   const auto& rows = runs[0].rows;
   for (size_t k = 1; k < rows.size(); ++k) {
     EXPECT_GE(rows[k].solver_seconds, rows[k - 1].solver_seconds);
-    EXPECT_GT(rows[k].extra[5], 0.0);  // factor seconds
+    EXPECT_GT(log.value(rows[k], "factor_seconds"), 0.0);
   }
 }
 

@@ -601,6 +601,26 @@ TEST(SceneDocument, NonFiniteNumbersInAParsedDocumentAreNamed) {
   expectInputError([&] { parseScene(document, "<inline>"); }, "<inline>", "/time/dt");
 }
 
+// Keys with '/' or '~' are escaped in the field (RFC 6901), so the pointer finds them.
+TEST(SceneDocument, PointersEscapeProbeNames) {
+  json document = minimalScene();
+  document["output"] = {{"probes", {{"tip/a~b", {1, 2}}}}};
+  expectInputError([&] { parseScene(document, "<inline>"); }, "<inline>", "/output/probes/tip~1a~0b");
+}
+
+// Unknown solver options get the same "did you mean" as every other key.
+TEST(SceneDocument, UnknownSolverOptionSuggestsTheNearest) {
+  json document = minimalScene();
+  document["solver"] = {{"options", {{"line_serch", true}}}};
+  try {
+    parseScene(document, "<inline>");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "/solver/options/line_serch");
+    EXPECT_NE(std::string(error.what()).find("did you mean 'line_search'?"), std::string::npos) << error.what();
+  }
+}
+
 TEST(SceneFile, TopLevelMustBeAnObject) {
   TempFolder folder;
   const std::string path = folder.write("array.json", "[1, 2, 3]");

@@ -67,6 +67,51 @@ TEST(ValidationCase, BadFilesNameTheField) {
               "/series");
 }
 
+// Case files are read like scene files (core/json_reader.hpp): duplicate keys and numbers too
+// large for a double are errors at their JSON pointer, not silently kept or made infinite.
+TEST(ValidationCase, DuplicateKeysAndHugeNumbersAreNamed) {
+  const std::string base = R"("name": "x", "scene": "s.json", )";
+  const std::string metric = R"({"name": "m", "type": "final_relative_residual", "measured": "x", )";
+  expectField("{" + base + R"("name": "y", "metrics": [)" + metric + R"("tolerance": 1}]})", "/name");
+  expectField("{" + base + R"("metrics": [)" + metric + R"("tolerance": 1, "tolerance": 2}]})", "/metrics/0/tolerance");
+  expectField("{" + base + R"("metrics": [)" + metric + R"("tolerance": 1e999}]})", "/metrics/0/tolerance");
+  expectField("{" + base + R"("metrics": [)" + metric + R"("tolerance": 1},])", "(file)");
+  expectField("[1]", "(root)");
+  const std::string path = writeCase("huge.json", "{" + base + R"("metrics": [)" + metric + R"("tolerance": -1e999}]})");
+  try {
+    loadValidationCase(path);
+    FAIL() << "1e999 accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(std::string(error.what()).rfind(path + ": /metrics/0/tolerance: must be a finite number", 0), 0u)
+        << error.what();
+  }
+}
+
+// Unknown keys get the reader's suggestion; solver options are checked when the case loads.
+TEST(ValidationCase, UnknownKeysSuggestAndSolverOptionsAreChecked) {
+  const std::string rest = R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})";
+  const std::string path = writeCase("typo.json", R"({"name": "x", "scene": "s.json", "metrix": 1, )" + rest);
+  try {
+    loadValidationCase(path);
+    FAIL() << "typo accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "/metrix");
+    EXPECT_NE(std::string(error.what()).find("did you mean 'metrics'?"), std::string::npos) << error.what();
+  }
+  const std::string base = R"({"name": "x", "scene": "s.json", )";
+  expectField(base + R"("solver_options": {"newton": {"line_serch": true}}, )" + rest,
+              "/solver_options/newton/line_serch");
+  expectField(base + R"("solver_options": {"explicit_relaxation": {"damping": -1}}, )" + rest,
+              "/solver_options/explicit_relaxation/damping");
+  expectField(base + R"("solver_options": {"nwton": {}}, )" + rest, "/solver_options/nwton");
+  expectField(base + R"("metrics": [{"name": "m", "type": "probe_error", "probe": "tip", "expected": 1, "component": 3, "tolerance": 1, "measured": "x"}]})",
+              "/metrics/0/component");
+  expectField(base + R"("metrics": [{"name": "m", "type": "torsion_angle_deviation", "axis_point": [0, 0], "radius": 1, "sections": 5, "tolerance": 1, "measured": "x"}]})",
+              "/metrics/0/axis_point");
+  expectField(base + R"("metrics": [{"name": "m", "type": "torsion_angle_deviation", "axis_point": [0, 0, 0], "radius": 1, "sections": 2, "tolerance": 1, "measured": "x"}]})",
+              "/metrics/0/sections");
+}
+
 // The series name is optional; metrics.json carries it only for a case that has one.
 TEST(ValidationCase, SeriesGoesIntoMetricsJsonWhenGiven) {
   const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
@@ -146,7 +191,14 @@ TEST(ValidationCase, TorsionAngleDeviationOfKnownFields) {
 
 TEST(ValidationCase, ConvergenceSummaryFindsTheFirstIterationBelowEachThreshold) {
   std::vector<IterationRow> rows;
-  for (int k = 0; k < 5; ++k) rows.push_back({1, k, 0.1 * k, 0.0, std::pow(10.0, -1.5 * k), 0.0, {}});
+  for (int k = 0; k < 5; ++k) {
+    IterationRow row;  // by field name: IterationRow gains columns (substep)
+    row.step = 1;
+    row.iteration = k;
+    row.solver_seconds = 0.1 * k;
+    row.relative_residual = std::pow(10.0, -1.5 * k);
+    rows.push_back(row);
+  }
   const auto summary = convergenceSummary(rows, {1e-2, 1e-4, 1e-9});
   EXPECT_EQ(summary["iterations_to"][0], 2);   // 1e-3
   EXPECT_EQ(summary["iterations_to"][1], 3);   // 10^-4.5

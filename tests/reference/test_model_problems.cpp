@@ -1,0 +1,357 @@
+// What the shared model can now say, each shown by the Newton reference on a problem whose
+// answer is known: two bodies bound by weak constraints behave as one body as the binding
+// stiffness grows; plane strain passes the patch test and matches a 3D extrusion with the
+// out-of-plane displacement fixed; n substeps of dt/n are n steps of dt/n bit for bit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/field_sampling.hpp"
+#include "core/solver.hpp"
+#include "core/yardstick.hpp"
+#include "meshes/box_mesh.hpp"
+#include "meshes/gmsh_meshes.hpp"
+#include "reference/newton.hpp"
+
+namespace pbdlab {
+namespace {
+
+MaterialSpec rubber(double youngs_modulus = 1e5, double density = 1000.0) {
+  MaterialSpec spec;
+  spec.model = MaterialModel::kStableNeoHookean;
+  spec.youngs_modulus = youngs_modulus;
+  spec.poisson_ratio = 0.3;
+  spec.density = density;
+  return spec;
+}
+
+// Runs every (sub)step with Newton; returns the final positions and asserts convergence.
+Positions solveWithNewton(const Problem& problem, double target = 1e-10, IterationLog* log_out = nullptr) {
+  NewtonSolver newton;
+  newton.setup(problem);
+  IterationLog log(newton.logColumns());
+  Budget budget;
+  budget.max_iterations = 60;
+  budget.target_relative_residual = target;
+  State state = initialState(problem);
+  for (int k = 0; k < problem.time.numSubsteps(); ++k) {
+    const StepResult r = advanceOneStep(newton, problem, state, budget, log);
+    EXPECT_TRUE(r.reason == StopReason::kConverged || r.reason == StopReason::kRoundoff)
+        << "step " << k + 1 << ": " << stopReasonName(r.reason) << ", relative residual " << r.relative_residual;
+  }
+  if (log_out) *log_out = log;
+  return state.x;
+}
+
+Vec3 displacementAt(const Problem& problem, const Positions& x, const Vec3& point) {
+  return FieldSampler(problem.mesh).sample(x - problem.mesh.restPositionsFlat(), point);
+}
+
+// A cantilever 2 x 1 x 1 m clamped at x = 0, sagging under gravity: as one block of 8x4x4
+// cells, and as two blocks of 4x4x4 cells bound face to face at x = 1 by weak constraints
+// (E = 1e6 Pa, k_c from 1e5 to 1e9 N/m: the binding goes from soft to much stiffer than the
+// elements, whose nodal stiffness is about E h = 2.5e5 N/m).
+Problem oneBlock() {
+  Problem problem;
+  BoxMeshRecipe box;
+  box.size = Vec3(2.0, 1.0, 1.0);
+  box.cells = {8, 4, 4};
+  problem.mesh = makeBoxMesh(box);
+  problem.material = rubber(1e6);
+  problem.gravity = Vec3(0.0, -9.81, 0.0);
+  problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
+  problem.finalize("one block");
+  return problem;
+}
+
+Problem twoBoundBlocks(double k) {
+  Problem problem;
+  BoxMeshRecipe box;
+  box.size = Vec3(1.0, 1.0, 1.0);
+  box.cells = {4, 4, 4};
+  problem.bodies.push_back({"left", makeBoxMesh(box), rubber(1e6), {}, {}});
+  box.origin = Vec3(1.0, 0.0, 0.0);
+  problem.bodies.push_back({"right", makeBoxMesh(box), rubber(1e6), {}, {}});
+  problem.gravity = Vec3(0.0, -9.81, 0.0);
+  problem.dirichlet.push_back({"left/x-min", {true, true, true}, {}});
+  problem.bindings.push_back({"right/x-min", "left", k, k, Vec3::UnitX()});
+  problem.finalize("two bound blocks");
+  return problem;
+}
+
+TEST(WeakConstraints, TwoBoundBlocksApproachOneBlockAsTheStiffnessGrows) {
+  const Problem single = oneBlock();
+  const Vec3 tip(2.0, 0.5, 0.5);
+  const Vec3 u_single = displacementAt(single, solveWithNewton(single), tip);
+  ASSERT_LT(u_single.y(), -1e-4);  // it sags
+  double previous = INFINITY;
+  for (double k : {1e5, 1e7, 1e9}) {
+    const Problem pair = twoBoundBlocks(k);
+    ASSERT_EQ(pair.terms().size(), 2u);
+    EXPECT_EQ(pair.terms()[1]->numStencils(), 25);  // one per node of the 5x5 face
+    const Vec3 u_pair = displacementAt(pair, solveWithNewton(pair), tip);
+    const double difference = (u_pair - u_single).norm() / u_single.norm();
+    std::printf("[ measured ] k_c = %.0e: tip u_y %.6e (one block %.6e), relative difference %.3e\n", k, u_pair.y(),
+                u_single.y(), difference);
+    // The binding's compliance adds O(1/k): 100x stiffer must be at least 10x closer.
+    EXPECT_LT(difference, previous / 10.0);
+    previous = difference;
+  }
+  EXPECT_LT(previous, 1e-4);
+}
+
+// --- plane strain -----------------------------------------------------------------------
+
+Mesh rectangle(double length, double height, int nx, int ny, double target_size = 0.0) {
+  RectangleRecipe recipe;
+  recipe.size = {length, height};
+  recipe.cells = {nx, ny};
+  recipe.target_size = target_size;
+  return makeRectangleMesh(recipe);
+}
+
+// Patch test: under an affine deformation (with F_33 = 1) the internal forces of every
+// interior node of an unstructured triangle mesh cancel, for every material.
+TEST(PlaneStrain, PatchTestOnAnUnstructuredMesh) {
+  const Mesh mesh = rectangle(1.0, 0.6, 0, 0, 0.15);
+  for (MaterialModel model : {MaterialModel::kFixedCorotated, MaterialModel::kNeoHookean,
+                              MaterialModel::kStableNeoHookean, MaterialModel::kStVenantKirchhoff}) {
+    Problem problem;
+    problem.mesh = mesh;
+    problem.material = rubber();
+    problem.material.model = model;
+    problem.finalize("patch");
+    ASSERT_TRUE(problem.isPlaneStrain());
+    Eigen::Matrix2d A;
+    A << 1.2, 0.3, -0.1, 0.85;
+    Positions x = problem.mesh.restPositionsFlat();
+    for (int i = 0; i < problem.numNodes(); ++i) x.segment<2>(3 * i) = A * x.segment<2>(3 * i);
+    VecX g = VecX::Zero(x.size());
+    problem.elasticEnergy().addGradient(x, g);
+    std::vector<char> boundary(problem.numNodes(), 0);
+    for (const char* set : {"x-min", "x-max", "y-min", "y-max"})
+      for (int i : problem.mesh.node_sets.at(set)) boundary[i] = 1;
+    double interior = 0.0, scale = 0.0;
+    int interior_nodes = 0;
+    for (int i = 0; i < problem.numNodes(); ++i) {
+      scale = std::max(scale, g.segment<3>(3 * i).norm());
+      if (!boundary[i]) interior = std::max(interior, g.segment<3>(3 * i).norm()), ++interior_nodes;
+    }
+    ASSERT_GT(interior_nodes, 5);
+    ASSERT_GT(scale, 0.0);
+    EXPECT_LT(interior, 1e-10 * scale) << materialModelName(model);
+  }
+}
+
+// The 2D mesh extruded by hand to one layer of prisms (thickness 1): with z fixed on every
+// node the 3D problem is the plane strain one, node for node.
+Mesh extrude(const Mesh& flat) {
+  Mesh mesh;
+  const int n = flat.numNodes();
+  mesh.element_type = ElementType::kPrism6;
+  mesh.rest_positions.resize(2 * n, 3);
+  mesh.rest_positions.topRows(n) = flat.rest_positions;
+  mesh.rest_positions.bottomRows(n) = flat.rest_positions;
+  mesh.rest_positions.bottomRows(n).col(2).setConstant(1.0);
+  mesh.elements.resize(flat.numElements(), 6);
+  for (int e = 0; e < flat.numElements(); ++e)
+    for (int a = 0; a < 3; ++a) mesh.elements(e, a) = flat.elements(e, a), mesh.elements(e, 3 + a) = flat.elements(e, a) + n;
+  for (const auto& [name, nodes] : flat.node_sets) {
+    std::vector<int>& both = mesh.node_sets[name];
+    both = nodes;
+    for (int i : nodes) both.push_back(i + n);
+  }
+  mesh.node_sets["all"].clear();
+  for (int i = 0; i < 2 * n; ++i) mesh.node_sets["all"].push_back(i);
+  mesh.source = "extruded " + flat.source;
+  return mesh;
+}
+
+TEST(PlaneStrain, CantileverMatchesA3dExtrusionWithTheOutOfPlaneDisplacementFixed) {
+  const Mesh flat = rectangle(4.0, 1.0, 16, 4);
+  auto cantilever = [](const Mesh& mesh, bool pin_z) {
+    Problem problem;
+    problem.mesh = mesh;
+    problem.material = rubber(1e7, 1000.0);
+    problem.gravity = Vec3(0.0, -9.81, 0.0);
+    problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
+    if (pin_z) problem.dirichlet.push_back({"all", {false, false, true}, {}});
+    problem.finalize("cantilever");
+    return problem;
+  };
+  const Problem two_d = cantilever(flat, false);
+  const Problem three_d = cantilever(extrude(flat), true);
+  ASSERT_TRUE(two_d.isPlaneStrain());
+  EXPECT_NEAR(two_d.nodeMasses().sum(), three_d.nodeMasses().sum(), 1e-9 * two_d.nodeMasses().sum());
+  const Positions x2 = solveWithNewton(two_d, 1e-12);
+  const Positions x3 = solveWithNewton(three_d, 1e-12);
+  const int n = flat.numNodes();
+  double largest = 0.0, difference = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const Vec3 u2 = x2.segment<3>(3 * i) - flat.restPosition(i);
+    largest = std::max(largest, u2.norm());
+    for (int layer : {0, 1}) {
+      const Vec3 u3 = x3.segment<3>(3 * (i + layer * n)) - three_d.mesh.restPosition(i + layer * n);
+      difference = std::max(difference, (u3 - u2).norm());
+    }
+  }
+  std::printf("[ measured ] 2D vs extruded 3D: largest displacement %.6e m, largest difference %.3e m\n", largest,
+              difference);
+  EXPECT_GT(largest, 1e-3);
+  EXPECT_LT(difference, 1e-9 * largest);
+}
+
+// --- colliders ---------------------------------------------------------------------------
+
+// A 1 x 0.5 x 1 block resting on the plane y = 0 under gravity, held in x and z on its x-min
+// face only (so the plane carries all the weight): Newton with the collider's penalty
+// converges in the yardstick's projected residual, the collider's reaction equals the weight,
+// and the penetration is the penalty's force / stiffness.
+TEST(Colliders, BlockRestingOnAPlaneCarriesItsWeight) {
+  Problem problem;
+  BoxMeshRecipe box;
+  box.size = Vec3(1.0, 0.5, 1.0);
+  box.cells = {4, 2, 4};
+  problem.mesh = makeBoxMesh(box);
+  problem.material = rubber(1e5, 1000.0);
+  problem.gravity = Vec3(0.0, -9.81, 0.0);
+  problem.dirichlet.push_back({"x-min", {true, false, true}, {}});
+  problem.colliders.push_back({"ground", makePlaneCollider(Vec3::Zero(), Vec3::UnitY()), 1e8, 1e-9});
+  problem.finalize("block on a plane");
+  ASSERT_EQ(problem.colliderTerms().size(), 1u);
+
+  IterationLog log;
+  const Positions x = solveWithNewton(problem, 1e-10, &log);
+  const StepObjective objective(problem, x, VecX::Zero(x.size()), 0);
+  // The reaction from the gradient of everything but the collider.
+  VecX g = -problem.externalForce();
+  problem.elasticEnergy().addGradient(x, g);
+  const Vec3 reaction = problem.colliderTerms()[0]->reaction(x, g);
+  const double weight = problem.nodeMasses().sum() * 9.81;
+  const double penetration = objective.maxPenetration(x);
+  std::printf("[ measured ] block on a plane: reaction %.6f N (weight %.6f N), penetration %.3e m, %zu Newton iterations, "
+              "final relative residual %.2e\n",
+              reaction.y(), weight, penetration, log.rows().size() - 1, log.rows().back().relative_residual);
+  EXPECT_NEAR(reaction.y(), weight, 1e-8 * weight);
+  EXPECT_LT(std::abs(reaction.x()) + std::abs(reaction.z()), 1e-9 * weight);
+  // Penalty k = 1e8 N/m on 25 bottom nodes carrying 4905 N: measured 4.5e-6 m (the interior
+  // nodes carry more than the edges); no deeper than 1e-5.
+  EXPECT_GT(penetration, 0.0);
+  EXPECT_LT(penetration, 1e-5);
+  // Without the projection the residual would be the reaction itself: the yardstick must
+  // not call a block pressed on the ground converged only because the penalty balances it.
+  VecX r;
+  objective.gradient(x, r);
+  EXPECT_LT(objective.residualNorm(x), 1e-8 * weight);
+}
+
+// --- cloth ---------------------------------------------------------------------------------
+
+// A square cloth (1 x 1 m, 8x8 cells, in the vertical yz plane: a tri3 mesh in the plane z = 0
+// would be a 2D plane strain mesh) pinned at its two top corners
+// hangs under gravity: corotated membrane (PBNG eq. 36, E 1000 Pa m, nu 0.3, rho 10 kg/m^2 as
+// in PBNG Fig. 19) plus dihedral bending k_b (eq. 35), solved by Newton.
+Problem hangingCloth(double bending_stiffness) {
+  RectangleRecipe recipe;
+  recipe.embedding = RectangleRecipe::Embedding::k3dSurface;
+  recipe.plane = "yz";
+  recipe.cells = {8, 8};
+  Body body;
+  body.mesh = makeRectangleMesh(recipe);
+  body.mesh.node_sets["pins"] = {};
+  for (int i = 0; i < body.mesh.numNodes(); ++i)
+    if (body.mesh.restPosition(i).y() == 1.0 && (body.mesh.restPosition(i).z() == 0.0 || body.mesh.restPosition(i).z() == 1.0))
+      body.mesh.node_sets["pins"].push_back(i);
+  body.material.model = MaterialModel::kFixedCorotated;
+  body.material.youngs_modulus = 1000.0;
+  body.material.poisson_ratio = 0.3;
+  body.material.density = 10.0;
+  body.bending_stiffness = bending_stiffness;
+  Problem problem;
+  problem.bodies.push_back(body);
+  problem.gravity = Vec3(0.0, -9.8, 0.0);
+  problem.dirichlet.push_back({"pins", {true, true, true}, {}});
+  problem.finalize("hanging cloth");
+  return problem;
+}
+
+TEST(Cloth, SquarePinnedAtTwoCornersHangsAndConverges) {
+  const Problem problem = hangingCloth(1e-3);
+  ASSERT_FALSE(problem.hasElasticEnergy());
+  ASSERT_EQ(problem.terms().size(), 2u);  // membrane and bending
+  EXPECT_EQ(problem.terms()[0]->name(), "membrane");
+  EXPECT_EQ(problem.terms()[1]->name(), "bending");
+  ASSERT_EQ(problem.mesh.node_sets.at("pins").size(), 2u);
+  EXPECT_NEAR(problem.nodeMasses().sum(), 10.0, 1e-12);  // rho A
+  // Flat at rest: no bending energy; a folded state has some.
+  const Positions rest = problem.mesh.restPositionsFlat();
+  EXPECT_EQ(problem.terms()[1]->energy(rest, 0.0), 0.0);
+  Positions folded = rest;
+  for (int i = 0; i < problem.numNodes(); ++i) folded[3 * i] = 0.3 * std::pow(rest[3 * i + 2] - 0.5, 2);
+  EXPECT_GT(problem.terms()[1]->energy(folded, 0.0), 0.0);
+
+  IterationLog log;
+  const Positions x = solveWithNewton(problem, 1e-8, &log);
+  int bottom = -1;  // the node at (0, 0, 0.5)
+  for (int i = 0; i < problem.numNodes(); ++i)
+    if ((problem.mesh.restPosition(i) - Vec3(0.0, 0.0, 0.5)).norm() < 1e-12) bottom = i;
+  ASSERT_GE(bottom, 0);
+  const Vec3 bottom_middle = x.segment<3>(3 * bottom) - problem.mesh.restPosition(bottom);
+  std::printf("[ measured ] hanging cloth: %zu Newton iterations, bottom middle moves %.4f m down\n", log.rows().size() - 1,
+              -bottom_middle.y());
+  EXPECT_LT(bottom_middle.y(), -0.01);  // it sags
+  EXPECT_LE(log.rows().back().relative_residual, 1e-8);
+}
+
+// --- substeps -----------------------------------------------------------------------------
+
+TEST(Substeps, NSubstepsOfDtOverNAreNStepsOfDtOverNBitForBit) {
+  auto falling = [](double dt, int steps, int substeps) {
+    Problem problem;
+    BoxMeshRecipe box;
+    box.size = Vec3(2.0, 0.5, 0.5);
+    box.cells = {4, 1, 1};
+    problem.mesh = makeBoxMesh(box);
+    problem.material = rubber(1e4, 100.0);
+    problem.gravity = Vec3(0.0, -9.81, 0.0);
+    problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
+    problem.time = {Integrator::kBackwardEuler, dt, steps, substeps};
+    problem.finalize("falling bar");
+    return problem;
+  };
+  const Problem frames = falling(0.125, 2, 4);  // 2 frames of 4 substeps
+  const Problem steps = falling(0.03125, 8, 1);  // 8 steps of the substep's dt
+  IterationLog log_frames, log_steps;
+  const Positions x_frames = solveWithNewton(frames, 1e-10, &log_frames);
+  const Positions x_steps = solveWithNewton(steps, 1e-10, &log_steps);
+  EXPECT_GT((x_frames - frames.mesh.restPositionsFlat()).norm(), 1e-3);
+  EXPECT_TRUE(x_frames == x_steps) << "largest difference " << (x_frames - x_steps).lpNorm<Eigen::Infinity>();
+  // The log says which frame and substep each row belongs to.
+  ASSERT_EQ(log_frames.rows().size(), log_steps.rows().size());
+  EXPECT_EQ(log_frames.rows().back().step, 2);
+  EXPECT_EQ(log_frames.rows().back().substep, 4);
+  EXPECT_EQ(log_steps.rows().back().step, 8);
+  EXPECT_EQ(log_steps.rows().back().substep, 1);
+}
+
+// A record stride of k logs iteration 0, every k-th and the last one, and still stops at
+// the target (checked at logged iterations only).
+TEST(RecordStride, LogsEveryKthIterationAndTheLast) {
+  const Problem problem = oneBlock();
+  NewtonSolver newton;
+  newton.setup(problem);
+  IterationLog log(newton.logColumns());
+  Budget budget;
+  budget.max_iterations = 3;
+  budget.target_relative_residual = 1e-30;  // unreachable: the budget ends the step
+  budget.record_every = 2;
+  State state = initialState(problem);
+  const StepResult r = advanceOneStep(newton, problem, state, budget, log);
+  EXPECT_EQ(r.reason, StopReason::kIterationBudget);
+  std::vector<int> logged;
+  for (const IterationRow& row : log.rows()) logged.push_back(row.iteration);
+  EXPECT_EQ(logged, (std::vector<int>{0, 2, 3}));
+}
+
+}  // namespace
+}  // namespace pbdlab
