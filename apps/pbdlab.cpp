@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/input_error.hpp"
+#include "core/json_reader.hpp"
 #include "meshes/bunny.hpp"
 #include "meshes/mesh_recipe.hpp"
 #include "meshes/msh_io.hpp"
@@ -61,22 +62,8 @@ pbdlab::MeshRecipe readRecipeArgument(const std::string& argument) {
   const std::size_t first = argument.find_first_not_of(" \t\r\n");
   const bool inline_json = first != std::string::npos && argument[first] == '{';
   const std::string source = inline_json ? "<inline>" : argument;
-  std::string text = argument;
-  if (!inline_json) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(argument, ec)) throw pbdlab::InputError(argument, "(file)", "cannot open (is a directory)");
-    std::ifstream file(argument, std::ios::binary);
-    if (!file) throw pbdlab::InputError(argument, "(file)", std::string("cannot open (") + std::strerror(errno) + ")");
-    std::stringstream content;
-    content << file.rdbuf();
-    text = content.str();
-  }
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& error) {
-    throw pbdlab::InputError(source, "(file)", std::string("not valid JSON: ") + error.what());
-  }
+  // The strict reader of every input (duplicate keys, 1e999, file errors with their pointer).
+  const nlohmann::json document = inline_json ? pbdlab::parseJsonText(argument, source) : pbdlab::readJsonFile(argument);
   const std::string base_dir = inline_json ? std::string() : std::filesystem::path(argument).parent_path().string();
   if (document.is_object() && document.contains("mesh") && !document.contains("type")) {
     return pbdlab::parseMeshRecipe(document["mesh"], source, "/mesh", base_dir);

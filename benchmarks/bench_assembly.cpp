@@ -1,14 +1,17 @@
 // Kernels of one Newton iteration on the Res N five-tet box (unit cube, x-min clamped,
 // stable Neo-Hookean, a 30-degree twist applied to x-max): energy, gradient, Hessian
 // assembly (true and SPD-projected) and CHOLMOD's supernodal numeric factorization with the
-// symbolic analysis reused. Set-up is outside the timed region. Run in Release:
+// symbolic analysis reused; and a sweep of PBNG's per-node blocks. Set-up is outside the
+// timed region. Run in Release:
 //   ./build/benchmarks/bench_assembly --benchmark_out=bench.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
 
 #include <Eigen/Geometry>
+#include <Eigen/LU>
 #include <map>
 #include <memory>
 
+#include "core/coloring.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/hessian_assembly.hpp"
 #include "reference/newton.hpp"
@@ -103,10 +106,39 @@ void BM_CholmodFactorize(benchmark::State& state) {
   state.SetLabel(cholmodVersion() + ", " + blasLibrary());
 }
 
+// One Gauss-Seidel sweep's worth of per-node blocks (PBNG eq. 28-34): for every node, the
+// gradient row and 3x3 diagonal block of each element it belongs to, with the approximate
+// tangent (no SVD for the Hessian; the corotated stress still needs one). Reported per
+// node-element visit.
+void BM_NodeBlocks(benchmark::State& state) {
+  Case& c = caseFor(static_cast<int>(state.range(0)));
+  const ElasticEnergy& elastic = c.problem.elasticEnergy();
+  const NodeAdjacency adjacency = nodeAdjacency(
+      c.problem.numNodes(), {elastic.numStencils(), elastic.nodesPerStencil(), [&](int e) { return elastic.stencilNodes(e); }});
+  const auto visits = static_cast<int64_t>(adjacency.stencil.size());
+  for (auto _ : state) {
+    Vec3 sum = Vec3::Zero();
+    for (int i = 0; i < adjacency.numNodes(); ++i) {
+      Vec3 g = Vec3::Zero();
+      Mat3 H = Mat3::Zero();
+      for (int p = adjacency.start[i]; p < adjacency.start[i + 1]; ++p)
+        elastic.addNodeBlock(adjacency.stencil[p], adjacency.local[p], c.x, 0.0, HessianKind::kApproximate, g, H);
+      sum += H.inverse() * g;
+    }
+    benchmark::DoNotOptimize(sum.data());
+  }
+  setCounters(state, c);
+  state.counters["visits"] = static_cast<double>(visits);
+  state.counters["ns_per_visit"] =
+      benchmark::Counter(static_cast<double>(visits) * 1e-9, benchmark::Counter::kIsIterationInvariantRate |
+                                                                   benchmark::Counter::kInvert);
+}
+
 BENCHMARK(BM_Energy)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Gradient)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HessianAssembly)->Args({16, 0})->Args({16, 1})->Args({32, 0})->Args({32, 1})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CholmodFactorize)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_NodeBlocks)->Arg(32)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace pbdlab

@@ -13,6 +13,24 @@ std::vector<int> Coloring::sizes() const {
   return out;
 }
 
+namespace {
+
+// The greedy step of both colorings: `item` takes the smallest color c with
+// forbidden[c] != item (its colored neighbours marked their colors with `item`), opening a
+// new color when all are taken, and joins that color's group.
+int takeSmallestFreeColor(int item, std::vector<int>& forbidden, Coloring& coloring) {
+  int c = 0;
+  while (c < static_cast<int>(forbidden.size()) && forbidden[c] == item) ++c;
+  if (c == static_cast<int>(forbidden.size())) {
+    forbidden.push_back(-1);
+    coloring.groups.emplace_back();
+  }
+  coloring.groups[c].push_back(item);
+  return c;
+}
+
+}  // namespace
+
 NodeAdjacency nodeAdjacency(int num_nodes, const StencilSet& stencils) {
   NodeAdjacency adjacency;
   adjacency.start.assign(static_cast<size_t>(num_nodes) + 1, 0);
@@ -61,14 +79,7 @@ Coloring colorStencils(int num_stencils, int nodes_per_stencil, const StencilNod
         forbidden[color[other]] = s;
       }
     }
-    int c = 0;
-    while (c < static_cast<int>(forbidden.size()) && forbidden[c] == s) ++c;
-    if (c == static_cast<int>(forbidden.size())) {
-      forbidden.push_back(-1);
-      coloring.groups.emplace_back();
-    }
-    color[s] = c;
-    coloring.groups[c].push_back(s);
+    color[s] = takeSmallestFreeColor(s, forbidden, coloring);
   }
   return coloring;
 }
@@ -117,14 +128,7 @@ Coloring colorNodes(int num_nodes, const std::vector<StencilSet>& stencil_sets) 
     forEachNeighbour(i, stencil_sets, adjacency, [&](int other) {
       if (color[other] >= 0) forbidden[color[other]] = i;
     });
-    int c = 0;
-    while (c < static_cast<int>(forbidden.size()) && forbidden[c] == i) ++c;
-    if (c == static_cast<int>(forbidden.size())) {
-      forbidden.push_back(-1);
-      coloring.groups.emplace_back();
-    }
-    color[i] = c;
-    coloring.groups[c].push_back(i);
+    color[i] = takeSmallestFreeColor(i, forbidden, coloring);
   }
   return coloring;
 }

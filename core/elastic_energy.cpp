@@ -81,11 +81,13 @@ void ElasticEnergy::precompute(int quadrature_degree) {
       volumes_[e] += rule.weights[q] * det;
     }
   }
+  has_point_data_ = !materials_.element_data.empty();
+  for (const ActivationSchedule& schedule : materials_.activation) has_point_data_ |= static_cast<bool>(schedule);
   node_elements_ = nodeAdjacency(mesh.numNodes(), {num_elements_, N, [this](int e) { return elementNodes(e); }});
   element_gradients_.assign(static_cast<size_t>(num_elements_) * 3 * N, 0.0);
 }
 
-MaterialPointData ElasticEnergy::pointData(int e, double t) const {
+MaterialPointData ElasticEnergy::pointDataOf(int e, double t) const {
   MaterialPointData data = materials_.element_data.empty() ? MaterialPointData{} : materials_.element_data[e];
   if (!materials_.activation.empty()) {
     const ActivationSchedule& schedule = materials_.activation[materialIndex(e)];
@@ -94,10 +96,8 @@ MaterialPointData ElasticEnergy::pointData(int e, double t) const {
   return data;
 }
 
-void ElasticEnergy::evaluateMaterial(int e, const Mat3& F, double t, HessianKind kind, double* psi, Mat3* P,
-                                     Mat9* D) const {
-  const Material& m = material(e);
-  const MaterialPointData data = pointData(e, t);
+void ElasticEnergy::evaluateMaterial(const Material& m, const MaterialPointData& data, const Mat3& F,
+                                     HessianKind kind, double* psi, Mat3* P, Mat9* D) {
   if (!D || kind == HessianKind::kTrue) {
     m.evaluate(F, data, psi, P, D);
     return;

@@ -97,7 +97,10 @@ class ElasticEnergy final : public EnergyTerm {
   }
   double quadratureVolume(int e, int q) const { return point_volumes_[pointIndex(e, q)]; }
   // The material data of element e at time t (the activation evaluated).
-  MaterialPointData pointData(int e, double t) const;
+  MaterialPointData pointData(int e, double t) const {
+    if (!has_point_data_) return MaterialPointData{};  // the common case: no fibres, no activation
+    return pointDataOf(e, t);
+  }
 
   Mat3 deformationGradient(int e, int q, const Positions& x) const;
 
@@ -135,16 +138,19 @@ class ElasticEnergy final : public EnergyTerm {
 
  private:
   void precompute(int quadrature_degree);
+  MaterialPointData pointDataOf(int e, double t) const;
   size_t pointIndex(int e, int q) const { return static_cast<size_t>(e) * points_per_element_ + q; }
   int materialIndex(int e) const {
     return materials_.material_of_element.empty() ? 0 : materials_.material_of_element[e];
   }
   // Psi, P and the tangent of `kind` at F (any output may be null).
-  void evaluateMaterial(int e, const Mat3& F, double t, HessianKind kind, double* psi, Mat3* P, Mat9* D) const;
+  static void evaluateMaterial(const Material& material, const MaterialPointData& data, const Mat3& F,
+                               HessianKind kind, double* psi, Mat3* P, Mat9* D);
 
   std::shared_ptr<const Mesh> mesh_;
   ElementMaterials materials_;
   bool plane_strain_ = false;
+  bool has_point_data_ = false;  // per-element data or an activation schedule given
   int num_elements_ = 0;
   int nodes_per_element_ = 0;
   int points_per_element_ = 0;
@@ -164,6 +170,8 @@ void ElasticEnergy::elementTerms(int e, const Positions& x, double* energy, Elem
   const int* nodes = elementNodes(e);
   Eigen::Matrix<double, 3, N> xe;
   for (int a = 0; a < N; ++a) xe.col(a) = x.segment<3>(3 * nodes[a]);
+  const Material& m = material(e);
+  const MaterialPointData data = pointData(e, t);
   if (energy) *energy = 0.0;
   if (gradient) gradient->setZero();
   if (hessian) hessian->setZero();
@@ -175,7 +183,7 @@ void ElasticEnergy::elementTerms(int e, const Positions& x, double* energy, Elem
     double psi = 0.0;
     Mat3 P;
     Mat9 D;
-    evaluateMaterial(e, F, t, kind, energy ? &psi : nullptr, gradient ? &P : nullptr, hessian ? &D : nullptr);
+    evaluateMaterial(m, data, F, kind, energy ? &psi : nullptr, gradient ? &P : nullptr, hessian ? &D : nullptr);
     if (energy) *energy += V * psi;
     if (gradient) {
       // dE/dx_a = V P dN_a/dX: the 3 x N matrix V P G^T, column-major = nodal order.
@@ -204,6 +212,8 @@ void ElasticEnergy::nodeTerms(int e, int local, const Positions& x, double t, He
   const int* nodes = elementNodes(e);
   Eigen::Matrix<double, 3, N> xe;
   for (int a = 0; a < N; ++a) xe.col(a) = x.segment<3>(3 * nodes[a]);
+  const Material& m = material(e);
+  const MaterialPointData data = pointData(e, t);
   for (int q = 0; q < points_per_element_; ++q) {
     const Eigen::Matrix<double, N, 3> G = shapeGradients<N>(e, q);
     const double V = quadratureVolume(e, q);
@@ -211,7 +221,7 @@ void ElasticEnergy::nodeTerms(int e, int local, const Positions& x, double t, He
     if (plane_strain_) F(2, 2) = 1.0;
     Mat3 P;
     Mat9 D;
-    evaluateMaterial(e, F, t, kind, nullptr, &P, &D);
+    evaluateMaterial(m, data, F, kind, nullptr, &P, &D);
     const Vec3 Ga = G.row(local).transpose();
     gradient += V * P * Ga;
     // H_aa(i, k) = V sum_{j, l} Ga_j D(i + 3 j, k + 3 l) Ga_l

@@ -154,6 +154,8 @@ void Problem::finalize(const std::string& source) {
   ElementMaterials materials;
   std::vector<double> densities;
   std::vector<std::shared_ptr<const EnergyTerm>> surface_terms;
+  bool any_element_data = false;  // per-element data is stored only when some body has it
+  for (const Body& body : bodies) any_element_data |= !body.element_data.empty();
   for (size_t b = 0; b < bodies.size(); ++b) {
     const Body& body = bodies[b];
     const std::string field = bodies.size() > 1 ? "/bodies/" + std::to_string(b) + "/material" : "/material";
@@ -186,7 +188,7 @@ void Problem::finalize(const std::string& source) {
     materials.activation.push_back(body.activation);
     for (int e = 0; e < body.mesh.numElements(); ++e) {
       materials.material_of_element.push_back(static_cast<int>(b));
-      materials.element_data.push_back(body.element_data.empty() ? MaterialPointData{} : body.element_data[e]);
+      if (any_element_data) materials.element_data.push_back(body.element_data.empty() ? MaterialPointData{} : body.element_data[e]);
     }
   }
   elastic_.reset();
@@ -220,7 +222,8 @@ void Problem::finalize(const std::string& source) {
   }
 
   const int n = mesh.numNodes();
-  node_masses_ = lumpedNodeMasses(mesh, densities, discretization.mass_lumping);
+  // Every body was validated above; the combined mesh is their concatenation.
+  node_masses_ = lumpedNodeMasses(mesh, densities, discretization.mass_lumping, MeshCheck::kTrusted);
   dof_masses_.resize(3 * n);
   external_force_.resize(3 * n);
   for (int i = 0; i < n; ++i) {

@@ -245,6 +245,32 @@ TEST(Colliders, BlockRestingOnAPlaneCarriesItsWeight) {
   EXPECT_LT(objective.residualNorm(x), 1e-8 * weight);
 }
 
+// The projection itself, at the rest state (bottom nodes exactly on the plane, no penalty
+// force): only the downward (collider-balanced) part of the bottom nodes' residual goes; a
+// residual pulling them away from the plane stays.
+TEST(Colliders, TheYardstickRemovesOnlyWhatTheColliderCanBalance) {
+  for (double g_y : {-9.81, 9.81}) {
+    Problem problem;
+    BoxMeshRecipe box;
+    box.size = Vec3(1.0, 0.5, 1.0);
+    box.cells = {2, 1, 2};
+    problem.mesh = makeBoxMesh(box);
+    problem.material = rubber(1e5, 1000.0);
+    problem.gravity = Vec3(0.0, g_y, 0.0);
+    problem.colliders.push_back({"ground", makePlaneCollider(Vec3::Zero(), Vec3::UnitY()), 1e8, 1e-9});
+    problem.finalize("block at rest on a plane");
+    const Positions x = problem.mesh.restPositionsFlat();
+    const StepObjective objective(problem, x, VecX::Zero(x.size()), 0);
+    VecX g;
+    objective.gradient(x, g);  // elastic 0 at rest, penalty 0 at phi = 0: g = -f_ext
+    double full = g.squaredNorm(), bottom = 0.0;
+    for (int i : problem.mesh.node_sets.at("y-min")) bottom += g[3 * i + 1] * g[3 * i + 1];
+    const double expected = g_y < 0 ? std::sqrt(full - bottom) : std::sqrt(full);
+    EXPECT_NEAR(objective.residualNorm(x), expected, 1e-12 * expected) << "gravity " << g_y;
+    EXPECT_GT(bottom, 0.0);
+  }
+}
+
 // --- cloth ---------------------------------------------------------------------------------
 
 // A square cloth (1 x 1 m, 8x8 cells, in the vertical yz plane: a tri3 mesh in the plane z = 0
