@@ -3,10 +3,19 @@
 #include "core/json_reader.hpp"
 #include "reference/explicit_relaxation.hpp"
 #include "reference/newton.hpp"
+#include "solvers/pbd_xpbd/family.hpp"
+#include "solvers/pxpbd/family.hpp"
 
 namespace pbdlab {
 
-std::vector<std::string> solverNames() { return {"newton", "explicit_relaxation"}; }
+std::vector<std::string> referenceSolverNames() { return {"newton", "explicit_relaxation"}; }
+
+std::vector<std::string> solverNames() {
+  std::vector<std::string> names = referenceSolverNames();
+  for (const auto& family : {xpbdFamilySolverNames(), pxpbdFamilySolverNames()})
+    names.insert(names.end(), family.begin(), family.end());
+  return names;
+}
 
 namespace {
 
@@ -49,6 +58,8 @@ std::unique_ptr<Solver> makeSolver(const std::string& name, const nlohmann::json
   in.object(options, field);
   if (name == "newton") return makeNewton(options, in, field);
   if (name == "explicit_relaxation") return makeExplicitRelaxation(options, in, field);
+  if (auto solver = makeXpbdFamilySolver(name, options, in, field)) return solver;
+  if (auto solver = makePxpbdFamilySolver(name, options, in, field)) return solver;
   in.failUnknownName("/solver/name", name, solverNames(), "solver");
 }
 

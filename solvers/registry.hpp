@@ -11,6 +11,8 @@
 namespace pbdlab {
 
 std::vector<std::string> solverNames();
+// The reference solvers (reference/): what a validation case runs when it names no solvers.
+std::vector<std::string> referenceSolverNames();
 
 // Builds solver `name` with `options` (a JSON object; unknown keys are errors). Throws
 // InputError(source, field, ...) for an unknown solver or a bad option; `field` is the JSON

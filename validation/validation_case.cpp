@@ -178,7 +178,7 @@ ValidationCase loadValidationCase(const std::string& path) {
     for (size_t k = 0; k < solvers.size(); ++k)
       c.solvers.push_back(in.oneOf(solvers[k], jsonPointerChild("/solvers", k), known, "solver"));
   } else {
-    c.solvers = known;
+    c.solvers = referenceSolverNames();
   }
   if (document.contains("solver_options")) {
     c.solver_options = in.object(document["solver_options"], "/solver_options");

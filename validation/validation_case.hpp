@@ -52,7 +52,9 @@ struct ValidationCase {
   std::string converged_steps = "all";
   std::string label = "fast";  // "fast": plain ctest and `pbdlab validate`; "full": on request
   std::string scene_path;      // resolved against the case file's folder
-  std::vector<std::string> solvers;  // default: every registered solver that accepts the scene
+  // Default: the reference solvers (referenceSolverNames()) that accept the scene; a case
+  // names the position-based solvers it judges.
+  std::vector<std::string> solvers;
   nlohmann::json solver_options = nlohmann::json::object();  // per solver name
   std::vector<MetricSpec> metrics;
 };
