@@ -57,7 +57,7 @@ Case& caseFor(int res) {
           twist.axis_point + Eigen::AngleAxisd(X.x() * twist.angle, Vec3::UnitX()) *
                                                                (X - twist.axis_point);
     }
-    slot->hessian = std::make_unique<FreeDofHessian>(problem);
+    slot->hessian = std::make_unique<FreeDofHessian>(*slot->objective);
   }
   return *slot;
 }

@@ -9,6 +9,7 @@
 #include "core/reference_element.hpp"
 #include "core/cloth_terms.hpp"
 #include "core/weak_constraint_term.hpp"
+#include "core/collision_detection.hpp"
 
 namespace pbdlab {
 
@@ -219,6 +220,18 @@ void Problem::finalize(const std::string& source) {
       throw InputError(source, "/colliders/" + std::to_string(c), error.what());
     }
     terms_.push_back(collider_terms_.back());
+  }
+
+  collision_detector_.reset();
+  if (collisions.enabled) {
+    for (const auto& [key, value] : {std::pair{"k_n", collisions.k_n}, std::pair{"k_t", collisions.k_t}})
+      if (!(std::isfinite(value) && value >= 0.0))
+        throw InputError(source, std::string("/collisions/") + key, "must be finite and >= 0");
+    if (!(collisions.k_n > 0.0 || collisions.k_t > 0.0))
+      throw InputError(source, "/collisions/k_n", "k_n or k_t must be > 0 (else the contacts push nothing)");
+    if (numBodies() < 2)
+      throw InputError(source, "/collisions", "collisions act between bodies; the scene has only one");
+    collision_detector_ = std::make_shared<CollisionDetector>(*this, collisions);
   }
 
   const int n = mesh.numNodes();

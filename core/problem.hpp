@@ -91,6 +91,17 @@ struct NodeSetBinding {
   Vec3 normal = Vec3::UnitX();
 };
 
+// Vertex-triangle collisions between bodies, detected at the start of each step
+// (core/collision_detection.hpp): anisotropic weak constraints as in PBNG §11.2
+// (k_n = 1e8, k_t = 0 there).
+struct CollisionSettings {
+  bool enabled = false;
+  double k_n = 1e8;
+  double k_t = 0.0;
+};
+
+class CollisionDetector;
+
 class Problem {
  public:
   // Single-body shorthand (see above); after finalize(), `mesh` is the combined mesh.
@@ -100,6 +111,7 @@ class Problem {
   std::vector<WeakConstraint> weak_constraints;
   std::vector<NodeSetBinding> bindings;  // turned into weak_constraints by finalize()
   std::vector<Collider> colliders;       // kinematic, acting on every node
+  CollisionSettings collisions;          // between bodies, created each step
   Discretization discretization;
   Vec3 gravity = Vec3::Zero();
   std::vector<DirichletCondition> dirichlet;
@@ -119,6 +131,8 @@ class Problem {
   // then weak constraints, then colliders' penalties.
   const std::vector<std::shared_ptr<const EnergyTerm>>& terms() const { return terms_; }
   const std::vector<std::shared_ptr<const ColliderTerm>>& colliderTerms() const { return collider_terms_; }
+  // Null unless collisions are enabled; the step objective asks it for each step's contacts.
+  const CollisionDetector* collisionDetector() const { return collision_detector_.get(); }
   // The elastic term of solid (and plane strain) bodies; a cloth problem has none.
   bool hasElasticEnergy() const { return elastic_ != nullptr; }
   const ElasticEnergy& elasticEnergy() const;
@@ -144,6 +158,7 @@ class Problem {
   std::shared_ptr<const ElasticEnergy> elastic_;
   std::vector<std::shared_ptr<const EnergyTerm>> terms_;
   std::vector<std::shared_ptr<const ColliderTerm>> collider_terms_;
+  std::shared_ptr<const CollisionDetector> collision_detector_;
   std::vector<int> body_first_node_;
   VecX node_masses_;
   VecX dof_masses_;

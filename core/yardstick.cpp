@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "core/collision_detection.hpp"
+#include "core/weak_constraint_term.hpp"
+
 namespace pbdlab {
 
 StepObjective::StepObjective(const Problem& problem, const Positions& x_prev, const VecX& v_prev, int step)
@@ -9,6 +12,13 @@ StepObjective::StepObjective(const Problem& problem, const Positions& x_prev, co
   x_tilde_ = isDynamic() ? Positions(x_prev_ + dt() * v_prev_) : x_prev_;
   x_ref_ = x_prev_;
   applyBoundary(x_ref_);
+  terms_ = problem.terms();
+  if (const CollisionDetector* detector = problem.collisionDetector()) {
+    std::vector<WeakConstraint> contacts = detector->detect(x_ref_);
+    num_contacts_ = static_cast<int>(contacts.size());
+    if (!contacts.empty())
+      terms_.push_back(std::make_shared<WeakConstraintTerm>(std::move(contacts), problem.numNodes(), "collisions"));
+  }
   reference_residual_ = residualNorm(x_ref_);
 }
 
@@ -21,13 +31,13 @@ double StepObjective::energy(const Positions& x) const {
 
 double StepObjective::potentialEnergy(const Positions& x) const {
   double potential = -problem_->externalForce().dot(x);
-  for (const auto& term : problem_->terms()) potential += term->energy(x, t_next_);
+  for (const auto& term : terms_) potential += term->energy(x, t_next_);
   return potential;
 }
 
 void StepObjective::gradient(const Positions& x, VecX& g) const {
   g = -problem_->externalForce();
-  for (const auto& term : problem_->terms()) term->addGradient(x, t_next_, 1.0, g);
+  for (const auto& term : terms_) term->addGradient(x, t_next_, 1.0, g);
   if (isDynamic()) g = problem_->dofMasses().cwiseProduct(x - x_tilde_) + dt() * dt() * g;
 }
 

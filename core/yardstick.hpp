@@ -6,7 +6,8 @@
 //   quasistatic:    E(x) = PE(x) - f_ext . x,  r(x) = grad PE(x) - f_ext,
 // and at a node in contact with a kinematic collider, r_i loses the part the collider's
 // normal force can balance (core/collider_term.hpp);
-// PE the sum of the Problem's energy terms at t^{n+1}. With substeps, a step here is one
+// PE the sum of the Problem's energy terms at t^{n+1}, plus this step's collision contacts
+// (vertex-triangle weak constraints detected at x_ref, core/collision_detection.hpp). With substeps, a step here is one
 // substep (dt = the frame's dt / substeps): each substep is judged on its own.
 // r is taken over the free DOFs only, with the Euclidean norm. The relative residual divides
 // by |r(x_ref)|, x_ref = x^n with this step's boundary values applied: the same reference
@@ -35,6 +36,11 @@ class StepObjective {
   const Positions& inertialTarget() const { return x_tilde_; }
   // x^n with this step's boundary values applied: the common reference point.
   const Positions& referencePositions() const { return x_ref_; }
+  // The energy terms of this step: the Problem's terms(), then (with collisions enabled and
+  // some detected) the step's contacts as one weak-constraint term. Solvers iterate these.
+  const std::vector<std::shared_ptr<const EnergyTerm>>& terms() const { return terms_; }
+  // The contacts created for this step (0 without collisions).
+  int numContacts() const { return num_contacts_; }
   // Sets the prescribed DOFs of x to this step's boundary values.
   void applyBoundary(Positions& x) const { problem_->applyDirichlet(x, t_next_); }
 
@@ -64,6 +70,8 @@ class StepObjective {
   VecX v_prev_;
   Positions x_tilde_;
   Positions x_ref_;
+  std::vector<std::shared_ptr<const EnergyTerm>> terms_;
+  int num_contacts_ = 0;
   double reference_residual_ = 0.0;
 };
 

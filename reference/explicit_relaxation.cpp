@@ -29,6 +29,9 @@ std::string ExplicitRelaxationSolver::rejectionReason(const Problem& problem) co
     return "solver explicit_relaxation relaxes to quasistatic equilibrium; the scene's integrator is backward_euler";
   if (!problem.colliderTerms().empty())
     return "solver explicit_relaxation has no collider projection; the scene has kinematic colliders";
+  if (problem.collisionDetector())
+    return "solver explicit_relaxation's step is bounded by the elastic stiffness only; the scene's collision "
+           "contacts (k_n up to 1e8) would make it unstable";
   const double omega_max = maxFrequencyEstimate(problem);
   if (options_.dt * omega_max > 2.0)
     return "explicit_relaxation: dt = " + std::to_string(options_.dt) + " s is above the stability limit " +

@@ -4,7 +4,29 @@
 
 namespace pbdlab {
 
-FreeDofHessian::FreeDofHessian(const Problem& problem) {
+namespace {
+// The stencil nodes of every term after the Problem's own.
+std::vector<std::vector<int>> dynamicStencils(const StepObjective& objective) {
+  std::vector<std::vector<int>> stencils;
+  const auto& terms = objective.terms();
+  for (size_t k = objective.problem().terms().size(); k < terms.size(); ++k) {
+    const EnergyTerm& term = *terms[k];
+    std::vector<int>& nodes = stencils.emplace_back();
+    for (int s = 0; s < term.numStencils(); ++s)
+      nodes.insert(nodes.end(), term.stencilNodes(s), term.stencilNodes(s) + term.nodesPerStencil());
+  }
+  return stencils;
+}
+}  // namespace
+
+bool FreeDofHessian::matches(const StepObjective& objective) const {
+  return slots_.size() == objective.terms().size() && dynamic_stencils_ == dynamicStencils(objective);
+}
+
+FreeDofHessian::FreeDofHessian(const StepObjective& objective) {
+  const Problem& problem = objective.problem();
+  const auto& terms = objective.terms();
+  dynamic_stencils_ = dynamicStencils(objective);
   const int num_dofs = problem.numDofs();
   free_of_dof_.assign(num_dofs, -1);
   free_dofs_ = problem.freeDofs();
@@ -24,7 +46,7 @@ FreeDofHessian::FreeDofHessian(const Problem& problem) {
         for (int q = 0; q <= p; ++q) f(s, p, q, free_of_dof_[3 * nodes[p / 3] + p % 3], free_of_dof_[3 * nodes[q / 3] + q % 3]);
     }
   };
-  for (const auto& term : problem.terms())
+  for (const auto& term : terms)
     forEachLowerPair(*term, [&](int, int, int, int gp, int gq) {
       if (gp >= 0 && gq >= 0) entries.emplace_back(std::max(gp, gq), std::min(gp, gq), 0.0);
     });
@@ -39,7 +61,7 @@ FreeDofHessian::FreeDofHessian(const Problem& problem) {
   };
   diagonal_slot_.resize(n_free);
   for (int i = 0; i < n_free; ++i) diagonal_slot_[i] = slotOf(i, i);
-  for (const auto& term : problem.terms()) {
+  for (const auto& term : terms) {
     HessianSlots slots;
     const int dofs = 3 * term->nodesPerStencil();
     slots.entries_per_stencil = dofs * (dofs + 1) / 2;
@@ -60,7 +82,7 @@ const SparseMatrix& FreeDofHessian::assemble(const StepObjective& objective, con
     const VecX& mass = objective.problem().dofMasses();
     for (size_t k = 0; k < free_dofs_.size(); ++k) values[diagonal_slot_[k]] = mass[free_dofs_[k]];
   }
-  const auto& terms = objective.problem().terms();
+  const auto& terms = objective.terms();
   for (size_t k = 0; k < terms.size(); ++k)
     terms[k]->addHessian(x, objective.timeNext(), kind, scale, slots_[k], values);
   return matrix_;

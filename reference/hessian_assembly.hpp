@@ -17,7 +17,11 @@ using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
 class FreeDofHessian {
  public:
-  explicit FreeDofHessian(const Problem& problem);
+  // The pattern of `objective`'s terms (the Problem's and the step's contacts).
+  explicit FreeDofHessian(const StepObjective& objective);
+  // Whether `objective`'s terms have the stencils this pattern was built for (else build a
+  // new one: contacts changed).
+  bool matches(const StepObjective& objective) const;
 
   int numFree() const { return static_cast<int>(free_of_dof_.size()) - num_fixed_; }
   // Index of `dof` among the free DOFs, or -1 if it is prescribed.
@@ -40,7 +44,9 @@ class FreeDofHessian {
   std::vector<int> free_dofs_;
   SparseMatrix matrix_;
   std::vector<int> diagonal_slot_;   // per free DOF
-  std::vector<HessianSlots> slots_;  // per energy term of the Problem, in terms() order
+  std::vector<HessianSlots> slots_;  // per energy term of the objective, in terms() order
+  // The stencil nodes of the terms beyond the Problem's own (the step's contacts).
+  std::vector<std::vector<int>> dynamic_stencils_;
 };
 
 }  // namespace pbdlab

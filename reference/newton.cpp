@@ -33,10 +33,16 @@ std::string blasLibrary() {
 
 void NewtonSolver::setup(const Problem& problem) {
   problem_ = &problem;
-  hessian_ = std::make_unique<FreeDofHessian>(problem);
+  hessian_.reset();  // built at the first step, from its objective's terms
   // CHOLMOD's messages about non-definite matrices are expected here: we test info().
   cholesky_.cholmod().print = 0;
-  cholesky_.analyzePattern(hessian_->pattern());  // symbolic analysis, once per topology
+}
+
+void NewtonSolver::preparePattern(const StepObjective& objective) {
+  if (hessian_ && hessian_->matches(objective)) return;
+  hessian_ = std::make_unique<FreeDofHessian>(objective);
+  cholesky_.analyzePattern(hessian_->pattern());  // symbolic analysis, once per set of stencils
+  ++symbolic_analyses_;
 }
 
 bool NewtonSolver::factorUnshifted() {
@@ -58,7 +64,8 @@ double NewtonSolver::factorShifted(double first_shift) {
 }
 
 void NewtonSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
-  if (problem_ != &objective.problem() || !hessian_) setup(objective.problem());
+  if (problem_ != &objective.problem()) setup(objective.problem());
+  preparePattern(objective);
   const Problem& problem = objective.problem();
 
   Positions x = objective.isDynamic() ? objective.inertialTarget() : objective.previousPositions();

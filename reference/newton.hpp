@@ -43,15 +43,21 @@ class NewtonSolver : public Solver {
   void advance(const StepObjective& objective, State& state, StepMonitor& monitor) override;
 
   const NewtonOptions& options() const { return options_; }
+  // How many times the Hessian pattern was built and CHOLMOD's symbolic analysis run: once
+  // per problem, and again only at a step whose contacts changed the stencils.
+  int symbolicAnalyses() const { return symbolic_analyses_; }
 
  private:
   // CHOLMOD factorizations of the assembled Hessian, as is or with a shifted diagonal.
+  // Builds the Hessian pattern and CHOLMOD's symbolic analysis unless the last ones fit.
+  void preparePattern(const StepObjective& objective);
   bool factorUnshifted();                       // true when the Hessian is positive definite
   double factorShifted(double first_shift);    // the shift that made it so (inf: none did)
 
   NewtonOptions options_;
   const Problem* problem_ = nullptr;
   std::unique_ptr<FreeDofHessian> hessian_;
+  int symbolic_analyses_ = 0;
   Eigen::CholmodSupernodalLLT<SparseMatrix, Eigen::Lower> cholesky_;
   SparseMatrix shifted_;
 };

@@ -215,6 +215,23 @@ std::vector<Collider> parseColliders(const Reader& in, const json& doc, json& ou
   return colliders;
 }
 
+// "collisions": {"k_n": 1e8, "k_t": 0}: vertex-triangle contacts between bodies, created
+// each step (core/collision_detection.hpp). Absent: no collisions.
+CollisionSettings parseCollisions(const Reader& in, const json& doc, json& resolved) {
+  CollisionSettings settings;
+  if (!doc.contains("collisions")) return settings;
+  const std::string at = "/collisions";
+  const json& entry = in.object(doc["collisions"], at);
+  in.onlyKeys(entry, at, {"k_n", "k_t"});
+  settings.enabled = true;
+  if (entry.contains("k_n")) settings.k_n = in.nonNegative(entry["k_n"], at + "/k_n");
+  if (entry.contains("k_t")) settings.k_t = in.nonNegative(entry["k_t"], at + "/k_t");
+  if (settings.k_n + settings.k_t <= 0.0) in.fail(at, "k_n and k_t are both zero: the contacts would push nothing");
+  // Written only when given, so the resolved physics (and its hash) of older scenes is unchanged.
+  resolved["collisions"] = {{"k_n", settings.k_n}, {"k_t", settings.k_t}};
+  return settings;
+}
+
 std::vector<NodeSetBinding> parseBindings(const Reader& in, const json& doc, json& out) {
   const std::string at = "/bindings";
   out = json::array();
@@ -448,7 +465,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   const Reader in(source);
   if (!document.is_object()) in.fail("(root)", "a scene must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
-              {"name", "description", "mesh", "material", "bodies", "bindings", "colliders", "discretization", "gravity", "dirichlet",
+              {"name", "description", "mesh", "material", "bodies", "bindings", "colliders", "collisions", "discretization", "gravity", "dirichlet",
                "time", "solver", "output"});
 
   Scene scene;
@@ -499,6 +516,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   }
   scene.problem.bindings = parseBindings(in, document, resolved["bindings"]);
   scene.problem.colliders = parseColliders(in, document, resolved["colliders"]);
+  scene.problem.collisions = parseCollisions(in, document, resolved);
   scene.problem.discretization = parseDiscretization(in, document, resolved["discretization"]);
   scene.problem.gravity = document.contains("gravity") ? in.vec3(document["gravity"], "/gravity") : Vec3::Zero();
   resolved["gravity"] = toJson(scene.problem.gravity);

@@ -39,7 +39,7 @@ TEST_P(HessianAssembly, MatchesFiniteDifferencesOfTheGradient) {
     Positions x = x0;
     for (int dof : problem.freeDofs()) x[dof] += normal(rng);
 
-    FreeDofHessian assembler(problem);
+    FreeDofHessian assembler(objective);
     const Eigen::MatrixXd lower = Eigen::MatrixXd(assembler.assemble(objective, x, HessianKind::kTrue));
     const Eigen::MatrixXd H = lower.selfadjointView<Eigen::Lower>();
     const double h = 1e-6;

@@ -114,7 +114,7 @@ void expectQuadraticNewtonStep(const Problem& problem, const StepObjective& obje
   VecX direction = VecX::Zero(solution.size());
   for (int dof : problem.freeDofs()) direction[dof] = normal(rng);
   direction /= direction.norm();
-  FreeDofHessian hessian(problem);
+  FreeDofHessian hessian(objective);
   std::vector<double> constants;
   for (double eps : {1e-3, 1e-4, 1e-5}) {
     const Positions x0 = solution + eps * direction;
