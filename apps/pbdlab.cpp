@@ -219,6 +219,9 @@ int main(int argc, char** argv) {
   CLI::App* report = app.add_subcommand("report", "Build an HTML report (and a Markdown twin) from run folders");
   report->add_option("runs", report_runs, "Run folders (each with summary.json and iterations.csv)")->required();
   report->add_option("--out", report_out, "Output folder (default runs/report)");
+  std::string report_skipped;
+  report->add_option("--skipped", report_skipped, "skipped.json of `pbdlab validate`: list the runs it did not make")
+      ->check(CLI::ExistingFile);
 
   std::string table_id, table_out = "runs/tables";
   bool table_list = false;
@@ -242,7 +245,7 @@ int main(int argc, char** argv) {
     if (*validate) return pbdlab::cli::validateCommand(label, validate_solver, validate_out, cases_dir, !no_report,
                                                       validate_max_iterations, references_dir);
     if (*compare) return pbdlab::cli::compareCommand(baseline_dir, current_dir, margin, time_threshold);
-    if (*report) return pbdlab::cli::reportCommand(report_runs, report_out);
+    if (*report) return pbdlab::cli::reportCommand(report_runs, report_out, report_skipped);
     if (*table) {
       if (!table_list && table_id.empty()) {
         fmt::print(stderr, "pbdlab: error: table needs an id or --list\n");

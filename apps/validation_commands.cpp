@@ -36,7 +36,8 @@ int runProcess(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-int reportCommand(const std::vector<std::string>& run_dirs, const std::string& out_dir) {
+int reportCommand(const std::vector<std::string>& run_dirs, const std::string& out_dir,
+                  const std::string& skipped_json) {
   const char* python = std::getenv("PBDLAB_PYTHON");
   const std::string script = (dataDir() / "reports" / "make_report.py").string();
   if (!fs::exists(script)) {
@@ -45,6 +46,7 @@ int reportCommand(const std::vector<std::string>& run_dirs, const std::string& o
     return kExitInternal;
   }
   std::vector<std::string> argv = {python ? python : "/usr/bin/python3", script, "--out", out_dir};
+  if (!skipped_json.empty()) argv.insert(argv.end(), {"--skipped", skipped_json});
   argv.insert(argv.end(), run_dirs.begin(), run_dirs.end());
   const int status = runProcess(argv);
   if (status != 0) {
@@ -99,7 +101,8 @@ int validateCommand(const std::string& label, const std::string& solver_filter, 
   fs::create_directories(out_dir);
   writeFileAtomically((fs::path(out_dir) / "skipped.json").string(), skipped.dump(2) + "\n");
   if (make_report) {
-    const int report_status = reportCommand(run_dirs, (fs::path(out_dir) / "report").string());
+    const int report_status =
+        reportCommand(run_dirs, (fs::path(out_dir) / "report").string(), (fs::path(out_dir) / "skipped.json").string());
     if (report_status != 0 && status == 0) status = report_status;
   }
   return status;

@@ -16,7 +16,9 @@ int compareCommand(const std::string& baseline, const std::string& current, doub
 // Regenerates benchmarks/tables/ID.json (ours beside theirs) as Markdown; `list` shows all.
 int tableCommand(const std::string& id, bool list, const std::string& out_dir);
 // Runs reports/make_report.py (Debian's /usr/bin/python3 with matplotlib; PBDLAB_PYTHON overrides).
-int reportCommand(const std::vector<std::string>& run_dirs, const std::string& out_dir);
+// skipped_json: a skipped.json of `validate` to list in the report ("" for none).
+int reportCommand(const std::vector<std::string>& run_dirs, const std::string& out_dir,
+                  const std::string& skipped_json = "");
 
 // Exit codes shared by the commands.
 constexpr int kExitInternal = 1;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Builds an HTML and a Markdown report from pbdlab run directories.
 
-    /usr/bin/python3 reports/make_report.py --out OUT_DIR RUN_DIR [RUN_DIR ...]
+    /usr/bin/python3 reports/make_report.py --out OUT_DIR [--skipped skipped.json] RUN_DIR [RUN_DIR ...]
 
 A run directory is what `pbdlab run` or `pbdlab validate` writes: iterations.csv,
 summary.json and, from the validation runner, an optional metrics.json. The report reads
@@ -43,8 +43,9 @@ class ReportError(Exception):
 
 # ----------------------------------------------------------------------------- reading runs
 
-def read_json(path, required):
-    """Parses one JSON object; a broken file must stop the report, not silently drop a run."""
+def read_json(path, required, top_level=dict):
+    """Parses one JSON object (or `top_level`); a broken file must stop the report, not silently
+    drop a run."""
     if not os.path.isfile(path):
         if required:
             raise ReportError(f"{os.path.dirname(path) or '.'}: missing {os.path.basename(path)} "
@@ -55,8 +56,9 @@ def read_json(path, required):
             document = json.load(f)
     except (OSError, ValueError) as e:
         raise ReportError(f"{path}: malformed JSON ({e})") from e
-    if not isinstance(document, dict):
-        raise ReportError(f"{path}: malformed: expected a JSON object at the top level")
+    if not isinstance(document, top_level):
+        kind = "an object" if top_level is dict else "a list"
+        raise ReportError(f"{path}: malformed: expected {kind} at the top level")
     return document
 
 
@@ -639,12 +641,35 @@ def md_table(header, rows):
     return "\n".join(lines) + "\n"
 
 
-def build_sections(cases, runs, figures, series, series_figs, step):
+def read_skipped(path):
+    """skipped.json of `pbdlab validate`: the (case, solver) pairs not run, each with its reason."""
+    if path is None:
+        return []
+    if not os.path.isfile(path):
+        raise ReportError(f"{path}: no such file")
+    entries = read_json(path, required=True, top_level=list)
+    if not all(
+            isinstance(e, dict) and all(isinstance(e.get(k), str) for k in ("case", "solver", "reason"))
+            for e in entries):
+        raise ReportError(f"{path}: malformed: expected a list of {{case, solver, reason}} objects")
+    return entries
+
+
+def skipped_table(skipped):
+    return (["case", "solver", "why it was not run"], [[e["case"], e["solver"], e["reason"]] for e in skipped])
+
+
+def build_sections(cases, runs, figures, series, series_figs, step, skipped=()):
     """The report as (heading, kind, content) items that both writers render the same way."""
     metric_rows = metric_table(cases)
     passed = sum(1 for row in metric_rows[1] if row[-1] == "PASS")
     failed = sum(1 for row in metric_rows[1] if row[-1] == "FAIL")
     items = [("Runs", "table", runs_table(cases))]
+    if skipped:
+        items.append(("Skipped", "text",
+                      f"{len(skipped)} (case, solver) pairs were not run: the solver rejects the case's scene "
+                      "(Solver::rejectionReason). They are neither passes nor failures."))
+        items.append((None, "table", skipped_table(skipped)))
     for case in cases:
         items.append((f"Case {case}", "figures", figures.get(case, [])))
     if series:
@@ -718,9 +743,10 @@ def render_markdown(items, generated):
     return "".join(parts)
 
 
-def make_report(run_dirs, out_dir, step=None):
+def make_report(run_dirs, out_dir, step=None, skipped_path=None):
     """Reads every run first (so a broken input stops before anything is written), then writes."""
     runs = [load_run(d) for d in run_dirs]
+    skipped = read_skipped(skipped_path)
     cases = group_by_case(runs)
     figures_dir = os.path.join(out_dir, "figures")
     os.makedirs(figures_dir, exist_ok=True)
@@ -733,7 +759,7 @@ def make_report(run_dirs, out_dir, step=None):
         figures[case] = [f for f in made if f is not None]
     series = group_by_series(runs)
     series_figs = {name: series_figures(name, series_runs, figures_dir) for name, series_runs in series.items()}
-    items = build_sections(cases, runs, figures, series, series_figs, step)
+    items = build_sections(cases, runs, figures, series, series_figs, step, skipped)
     generated = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     write_atomically(os.path.join(out_dir, "report.html"), render_html(items, generated).encode("utf-8"))
     write_atomically(os.path.join(out_dir, "report.md"), render_markdown(items, generated).encode("utf-8"))
@@ -746,10 +772,12 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="output directory (created if needed)")
     parser.add_argument("--step", type=int, default=None,
                         help="time step whose iterations are plotted and tabulated (default: each run's last)")
+    parser.add_argument("--skipped", default=None, metavar="FILE",
+                        help="skipped.json of `pbdlab validate`: runs not made, listed with their reasons")
     parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="directory written by `pbdlab run`")
     args = parser.parse_args(argv)
     try:
-        path = make_report(args.run_dirs, args.out, args.step)
+        path = make_report(args.run_dirs, args.out, args.step, args.skipped)
     except ReportError as e:
         print(f"make_report: error: {e}", file=sys.stderr)
         return 2

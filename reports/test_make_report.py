@@ -219,6 +219,20 @@ class MakeReportTest(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(self.out, "figures", "beam_residual_history.png")))
         self.assertFalse(os.path.exists(os.path.join(self.out, "figures", "beam_errors.png")))
 
+    def test_skipped_runs_are_listed_with_their_reason(self):
+        skipped = os.path.join(self.tmp.name, "skipped.json")
+        write(skipped, json.dumps([{"case": "beam", "solver": "xpbd", "reason": "xpbd needs backward_euler"}]))
+        result = self.generate(self.run_b, extra=("--skipped", skipped))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            markdown = f.read()
+        self.assertIn("## Skipped", markdown)
+        self.assertIn("| beam | xpbd | xpbd needs backward_euler |", markdown)
+        write(skipped, json.dumps([{"case": "beam"}]))
+        result = self.generate(self.run_b, extra=("--skipped", skipped))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("skipped.json: malformed", result.stderr)
+
     def test_missing_summary_names_the_directory(self):
         broken = os.path.join(self.tmp.name, "not_a_run")
         write(os.path.join(broken, "iterations.csv"), CSV_HEADER + "1,1,0,0,1,1,0,0\n")
