@@ -27,11 +27,19 @@ const std::vector<std::string> kMetricTypes = {"probe_error",         "final_rel
                                                "mesh_reference_l2_error", "torsion_angle_deviation"};
 
 // One metric of the case file; fields through the shared reader (core/json_reader.hpp).
+// The margin a gate keeps over its measured value (issue: "gates that cannot pass by accident").
+constexpr double kGateMargin = 3.0;
+std::string fmtNumber(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
+}
+
 MetricSpec parseMetric(const JsonReader& in, const json& value, const std::string& at) {
   in.object(value, at);
   in.onlyKeys(value, at,
               {"name", "type", "probe", "component", "expected", "relative", "tolerance", "measured",
-               "reference_scene", "axis_point", "radius", "sections"},
+               "measured_value", "reference_scene", "axis_point", "radius", "sections"},
               "of a metric");
   const auto field = [&](const std::string& key) { return jsonPointerChild(at, key); };
   MetricSpec metric;
@@ -41,6 +49,19 @@ MetricSpec parseMetric(const JsonReader& in, const json& value, const std::strin
   metric.measured = in.string(in.required(value, "measured", at), field("measured"));
   if (value.contains("expected")) metric.expected = in.number(value["expected"], field("expected"));
   if (value.contains("relative")) metric.relative = in.boolean(value["relative"], field("relative"));
+  // A residual gate keeps a margin over what was measured, so round-off or a thread count
+  // does not flip it, while a real regression (an order of magnitude) still fails it.
+  if (metric.type == "final_relative_residual" && !value.contains("measured_value"))
+    in.fail(field("measured_value"), "is required for a final_relative_residual metric: the largest value measured "
+                                     "over the case's solvers, which the tolerance must exceed by " +
+                                         fmtNumber(kGateMargin) + "x");
+  if (value.contains("measured_value")) {
+    metric.measured_value = in.nonNegative(value["measured_value"], field("measured_value"));
+    if (metric.tolerance < kGateMargin * *metric.measured_value)
+      in.fail(field("tolerance"), "is " + fmtNumber(metric.tolerance) + ", less than " + fmtNumber(kGateMargin) +
+                                      "x the measured value " + fmtNumber(*metric.measured_value) +
+                                      ": a gate needs a margin over what it was measured at");
+  }
   if (metric.type == "probe_error") {
     metric.probe = in.string(in.required(value, "probe", at), field("probe"));
     if (!metric.expected) in.fail(field("expected"), "is required for a probe_error metric");

@@ -37,6 +37,9 @@ struct MetricSpec {
   bool relative = true;
   double tolerance = 0.0;
   std::string measured;  // the run that justified the tolerance (free text, required)
+  // The measured value itself (required for residual gates): the loader refuses a tolerance
+  // below 3x it.
+  std::optional<double> measured_value;
 };
 
 struct ValidationCase {

@@ -51,19 +51,24 @@ TEST(ValidationCase, BadFilesNameTheField) {
               "/metrics/0/type");
   expectField("{" + base + R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1}]})",
               "/metrics/0/measured");
+  // Residual gates: the measured value is required, and the tolerance keeps a 3x margin over it.
+  expectField("{" + base + R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1e-8, "measured": "x"}]})",
+              "/metrics/0/measured_value");
+  expectField("{" + base + R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1e-8, "measured_value": 7.7e-9, "measured": "x"}]})",
+              "/metrics/0/tolerance");
   expectField("{" + base + R"("metrics": [{"name": "m", "type": "probe_error", "probe": "tip", "tolerance": 1, "measured": "x"}]})",
               "/metrics/0/expected");
   expectField("{" + base + R"("metrics": [{"name": "m", "type": "probe_error", "probe": "tip", "expected": 0, "relative": true, "tolerance": 1, "measured": "x"}]})",
               "/metrics/0/expected");
-  expectField("{" + base + R"("solvers": ["nosuch"], "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})",
+  expectField("{" + base + R"("solvers": ["nosuch"], "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})",
               "/solvers/0");
-  expectField("{" + base + R"("label": "slow", "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})",
+  expectField("{" + base + R"("label": "slow", "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})",
               "/label");
-  expectField("{" + base + R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x", "tolerence": 2}]})",
+  expectField("{" + base + R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x", "tolerence": 2}]})",
               "/metrics/0/tolerence");
-  expectField("{" + base + R"("series": "", "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})",
+  expectField("{" + base + R"("series": "", "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})",
               "/series");
-  expectField("{" + base + R"("series": 3, "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})",
+  expectField("{" + base + R"("series": 3, "metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})",
               "/series");
 }
 
@@ -89,7 +94,7 @@ TEST(ValidationCase, DuplicateKeysAndHugeNumbersAreNamed) {
 
 // Unknown keys get the reader's suggestion; solver options are checked when the case loads.
 TEST(ValidationCase, UnknownKeysSuggestAndSolverOptionsAreChecked) {
-  const std::string rest = R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})";
+  const std::string rest = R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})";
   const std::string path = writeCase("typo.json", R"({"name": "x", "scene": "s.json", "metrix": 1, )" + rest);
   try {
     loadValidationCase(path);
@@ -118,7 +123,7 @@ TEST(ValidationCase, SeriesGoesIntoMetricsJsonWhenGiven) {
   const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_series";
   fs::remove_all(folder);
   const std::string rest = R"("scene": ")" + scene + R"(", "solvers": ["newton"], "metrics": [{"name": "m", )" +
-                           R"("type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})";
+                           R"("type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})";
   for (const std::string series : {"", "sagging_meshes"}) {
     const std::string text =
         R"({"name": "c", )" + (series.empty() ? std::string() : R"("series": ")" + series + R"(", )") + rest;
