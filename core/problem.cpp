@@ -137,6 +137,15 @@ void Problem::bindNodeSets(const std::string& source) {
   bindings.clear();  // they are weak constraints now (a second finalize must not add them twice)
 }
 
+std::string triangleModelName(TriangleModel model) {
+  switch (model) {
+    case TriangleModel::kAuto: return "auto";
+    case TriangleModel::kPlaneStrain: return "plane_strain";
+    case TriangleModel::kMembrane: return "membrane";
+  }
+  return "?";
+}
+
 void Problem::finalize(const std::string& source) {
   if (!allFinite(gravity)) throw InputError(source, "/gravity", "must be finite");
   if (!(std::isfinite(time.dt) && time.dt > 0.0)) throw InputError(source, "/time/dt", "must be finite and > 0");
@@ -151,7 +160,15 @@ void Problem::finalize(const std::string& source) {
 
   // The elastic term: one material per body, elements in body order (solids and 2D);
   // triangle surfaces in 3D get membrane and bending terms instead.
-  const bool surface = elementDimension(mesh.element_type) == 2 && !isTwoDimensional(mesh);
+  const bool triangle_mesh = elementDimension(mesh.element_type) == 2;
+  if (triangle_mesh && discretization.triangles == TriangleModel::kPlaneStrain && !isTwoDimensional(mesh))
+    throw InputError(source, "/discretization/triangles",
+                     "plane_strain needs a triangle mesh in the plane z = 0; this one is not flat there");
+  if (!triangle_mesh && discretization.triangles != TriangleModel::kAuto)
+    throw InputError(source, "/discretization/triangles",
+                     "applies to triangle meshes; this one is " + elementTypeName(mesh.element_type));
+  const bool surface = triangle_mesh && (discretization.triangles == TriangleModel::kMembrane ||
+                                         (discretization.triangles == TriangleModel::kAuto && !isTwoDimensional(mesh)));
   ElementMaterials materials;
   std::vector<double> densities;
   std::vector<std::shared_ptr<const EnergyTerm>> surface_terms;

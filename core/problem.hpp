@@ -48,9 +48,15 @@ struct TimeStepping {
 };
 
 // How the continuous problem is discretized beyond the mesh: quadrature and mass lumping.
+// What a triangle mesh is: kAuto takes a mesh with every z = 0 as 2D plane strain and any
+// other as a cloth surface in 3D; a flat cloth lying in z = 0 must say kMembrane.
+enum class TriangleModel { kAuto, kPlaneStrain, kMembrane };
+std::string triangleModelName(TriangleModel model);
+
 struct Discretization {
   int quadrature_degree = 0;  // <= 0: the element type's stiffness degree (ReferenceElement)
   MassLumping mass_lumping = MassLumping::kEqualShare;  // PXPBD eq. 50, or HRZ
+  TriangleModel triangles = TriangleModel::kAuto;
 };
 
 struct Body {

@@ -290,7 +290,13 @@ Discretization parseDiscretization(const Reader& in, const json& doc, json& out)
   Discretization discretization;
   if (doc.contains("discretization")) {
     const json& value = in.object(doc["discretization"], at);
-    in.onlyKeys(value, at, {"quadrature_degree", "mass_lumping"});
+    in.onlyKeys(value, at, {"quadrature_degree", "mass_lumping", "triangles"});
+    if (value.contains("triangles"))
+      discretization.triangles = in.enumOf<TriangleModel>(value["triangles"], at + "/triangles",
+                                                          {{"auto", TriangleModel::kAuto},
+                                                           {"plane_strain", TriangleModel::kPlaneStrain},
+                                                           {"membrane", TriangleModel::kMembrane}},
+                                                          "triangle model");
     if (value.contains("quadrature_degree")) {
       discretization.quadrature_degree = in.integer(value["quadrature_degree"], at + "/quadrature_degree");
       if (discretization.quadrature_degree < 0)
@@ -306,6 +312,8 @@ Discretization parseDiscretization(const Reader& in, const json& doc, json& out)
   }
   out = {{"quadrature_degree", discretization.quadrature_degree},
          {"mass_lumping", massLumpingName(discretization.mass_lumping)}};
+  // Written only when given, so older scenes keep their resolved physics (and its hash).
+  if (discretization.triangles != TriangleModel::kAuto) out["triangles"] = triangleModelName(discretization.triangles);
   return discretization;
 }
 

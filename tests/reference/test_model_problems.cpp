@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/field_sampling.hpp"
+#include "core/input_error.hpp"
 #include "core/solver.hpp"
 #include "core/weak_constraint_term.hpp"
 #include "core/yardstick.hpp"
@@ -331,6 +332,62 @@ TEST(Cloth, SquarePinnedAtTwoCornersHangsAndConverges) {
 }
 
 // --- substeps -----------------------------------------------------------------------------
+
+// A triangle mesh in the plane z = 0 is 2D plane strain unless the scene says it is a cloth
+// (discretization.triangles = membrane): a flat cloth there, pinned at two corners, then sags
+// along z under gravity along z.
+TEST(Cloth, AFlatClothInThePlaneZ0IsAMembraneWhenTheSceneSaysSo) {
+  RectangleRecipe recipe;
+  recipe.cells = {6, 6};
+  const Mesh flat = makeRectangleMesh(recipe);  // in the xy plane, z = 0
+  auto make = [&](TriangleModel model, Vec3 gravity) {
+    Problem problem;
+    problem.mesh = flat;
+    problem.mesh.node_sets["pins"] = {};
+    for (int i = 0; i < flat.numNodes(); ++i)
+      if (flat.restPosition(i).y() == 1.0 && (flat.restPosition(i).x() == 0.0 || flat.restPosition(i).x() == 1.0))
+        problem.mesh.node_sets["pins"].push_back(i);
+    problem.material.model = MaterialModel::kFixedCorotated;
+    problem.material.youngs_modulus = 1000.0;
+    problem.material.density = 10.0;
+    problem.gravity = gravity;
+    problem.discretization.triangles = model;
+    problem.dirichlet.push_back({"pins", {true, true, true}, {}});
+    problem.finalize("flat cloth");
+    return problem;
+  };
+  const Problem plane_strain = make(TriangleModel::kAuto, Vec3(0.0, -9.8, 0.0));
+  EXPECT_TRUE(plane_strain.isPlaneStrain());
+  EXPECT_THROW(make(TriangleModel::kAuto, Vec3(0.0, 0.0, -9.8)), InputError) << "plane strain pins z";
+  const Problem cloth = make(TriangleModel::kMembrane, Vec3(0.0, 0.0, -9.8));
+  EXPECT_FALSE(cloth.isPlaneStrain());
+  ASSERT_EQ(cloth.terms().size(), 1u);
+  EXPECT_EQ(cloth.terms()[0]->name(), "membrane");
+  // Quasistatic, one load step from the flat state (measured: converged in 19 iterations, the
+  // free corners 1.13 m down: no bending term, a soft membrane).
+  NewtonSolver newton;
+  newton.setup(cloth);
+  IterationLog log(newton.logColumns());
+  Budget budget;
+  budget.max_iterations = 100;
+  budget.target_relative_residual = 1e-8;
+  State state = initialState(cloth);
+  const StepResult r = advanceOneStep(newton, cloth, state, budget, log);
+  std::printf("[ measured ] flat cloth: %s after %d iterations, relative residual %.2e, lowest z %.4f\n",
+              stopReasonName(r.reason).c_str(), r.iterations, r.relative_residual,
+              state.x(Eigen::seq(2, Eigen::last, 3)).minCoeff());
+  EXPECT_LT(state.x(Eigen::seq(2, Eigen::last, 3)).minCoeff(), -0.05) << "it sags along z";
+  // Plane strain on a mesh that is not flat in z = 0 is refused.
+  RectangleRecipe tilted;
+  tilted.embedding = RectangleRecipe::Embedding::k3dSurface;
+  tilted.plane = "yz";
+  tilted.cells = {2, 2};
+  Problem wrong;
+  wrong.mesh = makeRectangleMesh(tilted);
+  wrong.material.model = MaterialModel::kFixedCorotated;
+  wrong.discretization.triangles = TriangleModel::kPlaneStrain;
+  EXPECT_THROW(wrong.finalize("tilted"), InputError);
+}
 
 TEST(Substeps, NSubstepsOfDtOverNAreNStepsOfDtOverNBitForBit) {
   auto falling = [](double dt, int steps, int substeps) {
