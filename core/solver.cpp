@@ -72,6 +72,15 @@ bool StepMonitor::record(int iteration, const Positions& x, std::initializer_lis
   return reason_ != StopReason::kNone;
 }
 
+Budget substepBudget(const Budget& budget, int substeps, int substep, int iterations_used, double seconds_used) {
+  if (budget.scope == Budget::Scope::kSubstep) return budget;
+  Budget part = budget;
+  const int later_substeps = substeps - substep - 1;
+  part.max_iterations = std::max(0, budget.max_iterations - iterations_used - later_substeps);
+  part.max_seconds = std::max(0.0, budget.max_seconds - seconds_used);
+  return part;
+}
+
 StepResult advanceOneStep(Solver& solver, const Problem& problem, State& state, const Budget& budget,
                           IterationLog& log) {
   const StepObjective objective(problem, state.x, state.v, state.step);

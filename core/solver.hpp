@@ -36,7 +36,19 @@ struct Budget {
   // iteration and when the step ends; the residual target is checked only there. 1: every
   // iteration. Cheap sweeps (one Gauss-Seidel sweep costs less than the yardstick) use more.
   int record_every = 1;
+  // What max_iterations and max_seconds bound: each substep (the default; every step when a
+  // frame has one substep), or a whole frame of substeps (the papers' "equal budget per frame"
+  // with substepping): then what one substep leaves, the next may use (substepBudget below).
+  enum class Scope { kSubstep, kFrame };
+  Scope scope = Scope::kSubstep;
 };
+
+// The budget of substep `substep` (0-based) of a frame of `substeps` under `budget`, after the
+// frame's earlier substeps used `iterations_used` iterations and `seconds_used` solver seconds.
+// Scope kSubstep: `budget` itself. Scope kFrame: what is left of the frame's iterations, less
+// one for each later substep (so every substep may iterate at least once; the scene loader
+// requires max_iterations >= substeps), and what is left of its seconds.
+Budget substepBudget(const Budget& budget, int substeps, int substep, int iterations_used, double seconds_used);
 
 // kRoundoff: the solver's update fell to the round-off level of the positions before the
 // target was met: the residual is at the floor double precision allows for this problem.

@@ -102,7 +102,8 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
     nlohmann::json substep_results = nlohmann::json::array();
     double reference_residual = 0.0;
     for (int sub = 0; sub < substeps; ++sub) {
-      const StepResult r = advanceOneStep(*solver, problem, state, scene.solver.budget, log);
+      const Budget budget = substepBudget(scene.solver.budget, substeps, sub, frame_iterations, frame_seconds);
+      const StepResult r = advanceOneStep(*solver, problem, state, budget, log);
       const StopReason reason = r.reason;
       // A step at the round-off floor is as converged as double precision allows.
       const bool converged = reason == StopReason::kConverged || reason == StopReason::kRoundoff;

@@ -409,8 +409,8 @@ SolverSpec parseSolver(const Reader& in, const json& doc, json& out) {
   const json empty = json::object();
   const json& solver = doc.contains("solver") ? in.object(doc["solver"], at) : empty;
   in.onlyKeys(solver, at,
-              {"name", "max_iterations", "max_seconds", "target_relative_residual", "absolute_residual_floor",
-               "record_every", "options"});
+              {"name", "max_iterations", "max_seconds", "budget_scope", "target_relative_residual",
+               "absolute_residual_floor", "record_every", "options"});
   if (solver.contains("name")) spec.name = in.string(solver["name"], at + "/name");
   if (solver.contains("options")) spec.options = in.object(solver["options"], at + "/options");
 
@@ -429,6 +429,10 @@ SolverSpec parseSolver(const Reader& in, const json& doc, json& out) {
 
   if (solver.contains("record_every"))
     budget.record_every = in.integerAtLeast(solver["record_every"], at + "/record_every", 1);
+  if (solver.contains("budget_scope"))
+    budget.scope = in.enumOf<Budget::Scope>(solver["budget_scope"], at + "/budget_scope",
+                                            {{"substep", Budget::Scope::kSubstep}, {"frame", Budget::Scope::kFrame}},
+                                            "budget scope");
 
   // Validates the name and the options; the runner builds its own instance.
   makeSolver(spec.name, spec.options, in.source(), at + "/options");
@@ -439,6 +443,7 @@ SolverSpec parseSolver(const Reader& in, const json& doc, json& out) {
          {"target_relative_residual", budget.target_relative_residual},
          {"absolute_residual_floor", budget.absolute_residual_floor},
          {"record_every", budget.record_every},
+         {"budget_scope", budget.scope == Budget::Scope::kFrame ? "frame" : "substep"},
          {"options", spec.options}};
   return spec;
 }
@@ -532,6 +537,11 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   const double run_end = scene.problem.time.dt * scene.problem.time.num_steps;
   scene.problem.dirichlet = parseDirichlet(in, document, run_end, resolved["dirichlet"]);
   scene.solver = parseSolver(in, document, resolved["solver"]);
+  if (scene.solver.budget.scope == Budget::Scope::kFrame &&
+      scene.solver.budget.max_iterations < scene.problem.time.substeps)
+    in.fail("/solver/max_iterations", "is " + std::to_string(scene.solver.budget.max_iterations) +
+                                          " for a frame of " + std::to_string(scene.problem.time.substeps) +
+                                          " substeps: a per-frame budget needs at least one iteration per substep");
   scene.output = parseOutput(in, document, resolved["output"]);
 
   if (scene.problem.bodies.empty()) {

@@ -41,6 +41,9 @@ CASES=(
   "unknown_solver.json:/solver/name"
   "unknown_option.json:/solver/options/line_serch"
   "malformed.json:(file)"
+  "frame_budget_below_substeps.json:/solver/max_iterations"
+  "collisions_without_stiffness.json:/collisions"
+  "collisions_one_body.json:/collisions"
 )
 
 CASE=""

@@ -420,6 +420,24 @@ TEST(Substeps, NSubstepsOfDtOverNAreNStepsOfDtOverNBitForBit) {
 
 // A record stride of k logs iteration 0, every k-th and the last one, and still stops at
 // the target (checked at logged iterations only).
+// A per-frame budget: the frame's substeps share max_iterations, each keeping one for every
+// later substep; a per-substep budget gives each its own.
+TEST(Substeps, AFrameBudgetIsSharedByItsSubsteps) {
+  Budget frame;
+  frame.max_iterations = 10;
+  frame.max_seconds = 2.0;
+  frame.scope = Budget::Scope::kFrame;
+  // Four substeps; the first used 0 so far: 10 - 3 kept for the later ones.
+  EXPECT_EQ(substepBudget(frame, 4, 0, 0, 0.0).max_iterations, 7);
+  EXPECT_EQ(substepBudget(frame, 4, 1, 6, 0.5).max_iterations, 2);  // 10 - 6 - 2
+  EXPECT_DOUBLE_EQ(substepBudget(frame, 4, 1, 6, 0.5).max_seconds, 1.5);
+  EXPECT_EQ(substepBudget(frame, 4, 3, 9, 2.5).max_iterations, 1);
+  EXPECT_EQ(substepBudget(frame, 4, 3, 9, 2.5).max_seconds, 0.0);
+  Budget each = frame;
+  each.scope = Budget::Scope::kSubstep;
+  EXPECT_EQ(substepBudget(each, 4, 3, 9, 2.5).max_iterations, 10);
+}
+
 TEST(RecordStride, LogsEveryKthIterationAndTheLast) {
   const Problem problem = oneBlock();
   NewtonSolver newton;
