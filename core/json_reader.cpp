@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/input_error.hpp"
+#include "core/input_file.hpp"
 
 namespace pbdlab {
 
@@ -287,15 +288,6 @@ json parseJsonText(const std::string& text, const std::string& source) {
   }
 }
 
-json readJsonFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "(file)", "cannot open (is a directory)");
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw InputError(path, "(file)", std::string("cannot open (") + std::strerror(errno) + ")");
-  std::stringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw InputError(path, "(file)", "cannot read");
-  return parseJsonText(text.str(), path);
-}
+json readJsonFile(const std::string& path) { return parseJsonText(readInputFile(path), path); }
 
 }  // namespace pbdlab

@@ -21,6 +21,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
+#include "core/input_file.hpp"
 #include "meshes/node_sets.hpp"
 
 namespace pbdlab {
@@ -427,23 +428,12 @@ RawMsh parse(const std::string& path, const std::string& text) {
   return msh;
 }
 
-std::string readFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "(file)", "cannot open (is a directory)");
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw InputError(path, "(file)", std::string("cannot open (") + std::strerror(errno) + ")");
-  std::stringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw InputError(path, "(file)", "cannot read");
-  return text.str();
-}
-
 std::string elementTagField(std::uint64_t tag) { return "element tag " + std::to_string(tag); }
 
 }  // namespace
 
 Mesh readMsh(const std::string& path) {
-  const RawMsh msh = parse(path, readFile(path));
+  const RawMsh msh = parse(path, readInputFile(path));
 
   int dim = -1;
   for (const ElementBlock& b : msh.blocks)
