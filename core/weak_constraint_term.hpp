@@ -30,6 +30,8 @@ class WeakConstraintTerm final : public EnergyTerm {
 
   // C_c(x): the difference of the two interpolated points.
   Vec3 constraint(int s, const Positions& x) const;
+  // The constraint's unit normal n (of K = k_n n n^T + k_t (I - n n^T)).
+  Vec3 normal(int s) const { return constraints_[s].normal.normalized(); }
   const Mat3& stiffness(int s) const { return stiffness_[s]; }
   double coefficient(int s, int local) const { return coefficients_[static_cast<size_t>(s) * stencil_size_ + local]; }
 

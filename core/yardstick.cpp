@@ -53,6 +53,13 @@ double StepObjective::residualNorm(const Positions& x) const {
 double StepObjective::maxPenetration(const Positions& x) const {
   double deepest = 0.0;
   for (const auto& collider : problem_->colliderTerms()) deepest = std::max(deepest, collider->maxPenetration(x));
+  // This step's contacts: each vertex's distance along the normal to the surface point it is
+  // tied to (detected at x_ref, so at x = x_ref this is the penetration found there).
+  if (num_contacts_ > 0) {
+    const auto& contacts = static_cast<const WeakConstraintTerm&>(*terms_.back());
+    for (int c = 0; c < contacts.numStencils(); ++c)
+      deepest = std::max(deepest, std::abs(contacts.normal(c).dot(contacts.constraint(c, x))));
+  }
   return deepest;
 }
 

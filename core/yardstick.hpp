@@ -53,7 +53,8 @@ class StepObjective {
   // |r(x)| over the free DOFs, with the colliders' projection at nodes in contact
   // (core/collider_term.hpp).
   double residualNorm(const Positions& x) const;
-  // The deepest penetration of any collider at x (0 without colliders).
+  // The deepest penetration at x: of any collider, and of this step's collision contacts
+  // (|n . C| of each; 0 without either).
   double maxPenetration(const Positions& x) const;
   // |r(x_ref)|, computed once.
   double referenceResidualNorm() const { return reference_residual_; }

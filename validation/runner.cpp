@@ -142,8 +142,12 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
                             {"energy", last_energy},
                             {"probe_displacements", probeValues(state.x)}};
     if (substeps > 1) entry["substeps"] = substep_results;
-    if (!problem.colliderTerms().empty())  // reported beside the projected residual
-      entry["max_penetration"] = StepObjective(problem, state.x, state.v, state.step).maxPenetration(state.x);
+    // Reported beside the projected residual; contacts: those the next step's detection finds.
+    if (!problem.colliderTerms().empty() || problem.collisionDetector()) {
+      const StepObjective next(problem, state.x, state.v, state.step);
+      entry["max_penetration"] = next.maxPenetration(state.x);
+      if (problem.collisionDetector()) entry["contacts"] = next.numContacts();
+    }
     steps.push_back(entry);
     if (options.progress)
       fmt::print(stderr, "[{}] step {}/{}  t = {:.4g}  {} iterations  |r| = {:.3e}  rel = {:.3e}  {:.3f} s  {}\n",

@@ -24,7 +24,8 @@ namespace {
 const std::vector<std::string> kMetricTypes = {"probe_error",         "final_relative_residual",
                                                "volume_ratio_error",  "reference_max_error",
                                                "reference_rms_error", "mesh_reference_max_error",
-                                               "mesh_reference_l2_error", "torsion_angle_deviation"};
+                                               "mesh_reference_l2_error", "torsion_angle_deviation",
+                                               "max_penetration"};
 
 // One metric of the case file; fields through the shared reader (core/json_reader.hpp).
 // The margin a gate keeps over its measured value (issue: "gates that cannot pass by accident").
@@ -284,6 +285,12 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
     } else if (metric.type == "final_relative_residual") {
       value = run.summary["steps"].back()["relative_residual"].get<double>();
       unit = "relative residual";
+    } else if (metric.type == "max_penetration") {
+      // The deepest penetration at the end of any frame (colliders and collision contacts).
+      value = 0.0;
+      for (const auto& step : run.summary["steps"])
+        if (step.contains("max_penetration")) value = std::max(value, step["max_penetration"].get<double>());
+      unit = "m";
     } else if (metric.type == "volume_ratio_error") {
       const double ratio = deformedVolume(problem, x) / deformedVolume(problem, problem.mesh.restPositionsFlat());
       value = std::abs(ratio - metric.expected.value_or(1.0));
