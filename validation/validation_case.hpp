@@ -52,6 +52,8 @@ struct ValidationCase {
   // Which steps must reach their target (or the round-off floor) for the case's metrics to
   // count: "all" (default) or "last" (the metrics read only the final state, and earlier load
   // steps may end at their budget: say why in the case's description).
+  // Which steps must reach their target for the metrics to count: "all", "last", or "none"
+  // (a fixed iteration budget per step: only a diverged step fails).
   std::string converged_steps = "all";
   std::string label = "fast";  // "fast": plain ctest and `pbdlab validate`; "full": on request
   std::string scene_path;      // resolved against the case file's folder

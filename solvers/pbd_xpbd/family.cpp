@@ -1,16 +1,65 @@
 #include "solvers/pbd_xpbd/family.hpp"
 
+#include "solvers/pbd_xpbd/xpbd_solver.hpp"
+
 namespace pbdlab {
 
-std::vector<std::string> xpbdFamilySolverNames() { return {}; }
+std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_qs", "b_pxpbd"}; }
 
+// Options (every solver of the family; unknown keys are errors):
+//   "split": string, the material's split whose terms become the element constraints
+//            ("" or absent: the material's default, e.g. "pxpbd" for fixed_corotated), or
+//            "sqrt_psi": the whole energy as one constraint C = sqrt(2 V Psi) (PXPBD §5.3).
+//            Checked against the material at setup (rejectionReason).
+//   "eps":   number >= 0, C = sqrt(2 V (Psi~ + eps)) (PXPBD eq. 5's regularization; not given
+//            in the paper). Default 1e-8; 0 for pbd (zero compliance divides by |grad C|^2).
+//   "log_residuals": bool, log g and h (PXPBD eq. 11-12) at the recorded iterations. Their
+//            evaluation is on the solver's clock; false for timing runs. Default true.
+// xpbd only:
+//   "primal_residual_in_update": bool, keep eq. 13's primal residual (Fig. 3b). Default false.
+// b_pxpbd only:
+//   "zeta": number in (0, 1], eq. 19's blend; 1 is XPBD. Default 0.5 (the paper: 0.5, 0.1).
+// xpbd_qs only:
+//   "pseudo_dt": number > 0, seconds of pseudo-time per pseudo-step. Default 0.05.
+//   "iterations_per_pseudo_step": integer >= 1, sweeps per pseudo-step. Default 1.
+//   "flipped": bool, the weak constraints before the elastic ones (PBNG §11). Default false.
 std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nlohmann::json& options,
                                             const JsonReader& in, const std::string& field) {
-  (void)name;
-  (void)options;
-  (void)in;
-  (void)field;
-  return nullptr;
+  XpbdOptions xpbd;
+  std::vector<std::string> keys = {"split", "eps", "log_residuals"};
+  if (name == "xpbd") {
+    xpbd.variant = XpbdVariant::kXpbd;
+    keys.push_back("primal_residual_in_update");
+  } else if (name == "pbd") {
+    xpbd.variant = XpbdVariant::kPbd;
+    xpbd.eps = 0.0;
+  } else if (name == "xpbd_qs") {
+    xpbd.variant = XpbdVariant::kXpbdQuasistatic;
+    keys.insert(keys.end(), {"pseudo_dt", "iterations_per_pseudo_step", "flipped"});
+  } else if (name == "b_pxpbd") {
+    xpbd.variant = XpbdVariant::kBlendedPrimal;
+    keys.push_back("zeta");
+  } else {
+    return nullptr;
+  }
+  in.onlyKeys(options, field, keys, "of solver '" + name + "'");
+  auto at = [&](const char* key) { return jsonPointerChild(field, key); };
+  if (options.contains("split")) xpbd.split = in.string(options["split"], at("split"));
+  if (options.contains("eps")) xpbd.eps = in.nonNegative(options["eps"], at("eps"));
+  if (options.contains("log_residuals"))
+    xpbd.log_residuals = in.boolean(options["log_residuals"], at("log_residuals"));
+  if (options.contains("primal_residual_in_update"))
+    xpbd.primal_residual_in_update = in.boolean(options["primal_residual_in_update"], at("primal_residual_in_update"));
+  if (options.contains("zeta")) {
+    xpbd.zeta = in.positive(options["zeta"], at("zeta"));
+    if (xpbd.zeta > 1.0) in.fail(at("zeta"), "zeta must be in (0, 1] (1 is plain XPBD), got " + options["zeta"].dump());
+  }
+  if (options.contains("pseudo_dt")) xpbd.pseudo_dt = in.positive(options["pseudo_dt"], at("pseudo_dt"));
+  if (options.contains("iterations_per_pseudo_step"))
+    xpbd.iterations_per_pseudo_step =
+        in.integerAtLeast(options["iterations_per_pseudo_step"], at("iterations_per_pseudo_step"), 1);
+  if (options.contains("flipped")) xpbd.flipped = in.boolean(options["flipped"], at("flipped"));
+  return std::make_unique<XpbdSolver>(xpbd);
 }
 
 }  // namespace pbdlab

@@ -1,0 +1,71 @@
+#pragma once
+// One XPBD element constraint built from one term of a material split (core/material.hpp):
+//   C_k = sqrt(2 |sum_q V_q Psi~_k(F_q)| + 2 V_e eps),   compliance alpha_k = 1 / k_k,
+//   grad C_k = sum_q V_q P~_k(F_q) : dF_q/dx / C_k,
+// so that 1/2 C_k^2 / alpha_k = k_k V_e (Psi~_k + eps) and -grad C_k C_k / alpha_k is the
+// term's elastic force, for either sign of Psi~_k (the README's force-consistent gradient of
+// terms that can be negative). The same code path serves every element type (P1 has one
+// quadrature point); PXPBD eq. 5's C1 = sqrt(|F - R|^2 + eps), a1 = 1/(2 mu V), is this
+// constraint scaled by sqrt(2 V), and the XPBD update is invariant to a scale of C.
+//
+// eps (in units of Psi~): PXPBD's regularization of C near C = 0, where grad C has no limit
+// (|F - R| -> 0 for the corotated stretch). It shifts the energy by a constant only: the
+// fixed point of XPBD (h = 0, lambda = -C / alpha~) has -lambda grad C = the exact force.
+#include <Eigen/Core>
+#include <cmath>
+
+#include "core/elastic_energy.hpp"
+#include "core/material.hpp"
+
+namespace pbdlab {
+
+// The energy as ONE constraint (PXPBD §5.3, the "sqrt(Psi)" constraint, expected unstable):
+// a one-term split wrapping Material::evaluate, stiffness 1, so C = sqrt(2 V Psi). The term
+// keeps a pointer to `material`, which must outlive it.
+MaterialSplit sqrtPsiSplit(const Material& material);
+
+// The split named `name` of `material`: "sqrt_psi" or one of material.splitNames() (""
+// is the material's default). Throws std::invalid_argument listing the valid names.
+MaterialSplit constraintSplit(const Material& material, const std::string& name);
+
+// The quadrature data of one element, as the kernel reads it.
+struct ElementQuadrature {
+  const double* shape_gradients;  // per point: N x 3 row-major dN/dX
+  const double* point_volumes;    // per point: V_q
+  int num_points = 0;
+  double volume = 0.0;  // V_e = sum_q V_q
+};
+
+// C_k of an element at positions xe (3 x N, the element's nodes) and its gradient (3 x N).
+// Returns C_k >= 0; where C_k = 0 (eps = 0 and Psi~ = 0) the gradient is set to zero.
+template <int N>
+inline double elementConstraint(const ElementQuadrature& element, const Eigen::Matrix<double, 3, N>& xe,
+                                const MaterialTerm& term, const MaterialPointData& data, double eps,
+                                bool plane_strain, Eigen::Matrix<double, 3, N>& gradient) {
+  double weighted_psi = 0.0;
+  gradient.setZero();
+  for (int q = 0; q < element.num_points; ++q) {
+    const Eigen::Map<const ShapeGradients<N>> G(element.shape_gradients + static_cast<size_t>(q) * N * 3);
+    const double V = element.point_volumes[q];
+    Mat3 F = xe * G;
+    if (plane_strain) F(2, 2) = 1.0;
+    double psi = 0.0;
+    Mat3 P;
+    term.evaluate(F, data, &psi, &P, nullptr);
+    weighted_psi += V * psi;
+    gradient.noalias() += (V * P) * G.transpose();
+  }
+  const double C = std::sqrt(2.0 * std::abs(weighted_psi) + 2.0 * element.volume * eps);
+  if (C > 0.0)
+    gradient /= C;
+  else
+    gradient.setZero();
+  return C;
+}
+
+// The same for element e of `energy` at global positions x (tests, set-up; allocates).
+// Also returns sum_q V_q Psi~ + V_e eps (the signed quantity whose gradient is C grad C).
+double elementConstraintAt(const ElasticEnergy& energy, int e, const MaterialTerm& term, double eps,
+                           const Positions& x, double t, VecX* gradient, double* signed_half_square = nullptr);
+
+}  // namespace pbdlab

@@ -1,0 +1,324 @@
+#include "solvers/pxpbd/fp_pxpbd.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "core/elastic_energy.hpp"
+#include "core/tangent_projection.hpp"
+#include "solvers/pxpbd/distortional_step.hpp"
+
+namespace pbdlab {
+
+std::string FpPxpbdSolver::rejectionReason(const Problem& problem) const {
+  if (problem.time.integrator != Integrator::kBackwardEuler)
+    return "solver fp_pxpbd needs backward Euler (its per-element Newton step is held by the element's inertia, "
+           "PXPBD eq. 29 and 33); the scene is quasistatic";
+  if (!problem.hasElasticEnergy()) return "solver fp_pxpbd needs an elastic body";
+  if (problem.elasticEnergy().elementType() != ElementType::kTet4)
+    return "solver fp_pxpbd works on P1 tetrahedra (tet4: one F per element, PXPBD eq. 2); the mesh has " +
+           elementTypeName(problem.elasticEnergy().elementType()) + " elements";
+  if (problem.terms().size() != 1 || !problem.colliderTerms().empty() || problem.collisionDetector())
+    return "solver fp_pxpbd sweeps elastic elements only; the scene has weak constraints, colliders or collisions";
+  return "";
+}
+
+void FpPxpbdSolver::setup(const Problem& problem) {
+  if (const std::string reason = rejectionReason(problem); !reason.empty()) throw std::invalid_argument(reason);
+  problem_ = &problem;
+  buildElements(problem, problem.stepDt());
+}
+
+std::vector<int> FpPxpbdSolver::elementsOfColor(int c) const {
+  std::vector<int> result;
+  for (int k = color_start_[c]; k < color_start_[c + 1]; ++k) result.push_back(elements_[k].element);
+  return result;
+}
+
+void FpPxpbdSolver::buildElements(const Problem& problem, double dt) {
+  const ElasticEnergy& energy = problem.elasticEnergy();
+  const Coloring& coloring = energy.elementColoring();
+  const VecX& masses = problem.nodeMasses();
+  const double dt2 = dt * dt;
+  elements_.clear();
+  elements_.reserve(energy.numElements());
+  color_start_.assign(1, 0);
+  for (const std::vector<int>& group : coloring.groups) {
+    for (int e : group) {
+      AffineElement el;
+      el.element = e;
+      const int* nodes = energy.elementNodes(e);
+      el.shape_gradients = energy.shapeGradients<4>(e, 0);
+      el.volume = energy.restVolume(e);
+      Vec3 weighted = Vec3::Zero();
+      for (int a = 0; a < 4; ++a) {
+        el.nodes[a] = nodes[a];
+        el.masses[a] = masses[nodes[a]];
+        weighted += el.masses[a] * problem.mesh.restPosition(nodes[a]);
+        for (int d = 0; d < 3; ++d)
+          if (problem.isFixedDof(3 * nodes[a] + d)) el.fixed_mask |= static_cast<unsigned short>(1u << (3 * a + d));
+      }
+      el.total_mass = el.masses.sum();
+      const Vec3 com = weighted / el.total_mass;  // eq. 33: mass-weighted rest centroid
+      Mat3 affine_inertia = Mat3::Zero();         // M^ of eq. 36
+      for (int a = 0; a < 4; ++a) {
+        el.offsets.col(a) = problem.mesh.restPosition(nodes[a]) - com;
+        affine_inertia += el.masses[a] * el.offsets.col(a) * el.offsets.col(a).transpose();
+      }
+      const Material& material = energy.material(e);
+      const LameParameters lame = material.modelParameters();
+      const bool approximate = options_.hessian == FpPxpbdOptions::Hessian::kApproximate;
+      if (approximate && material.name() == "fixed_corotated") {
+        el.kind = TangentKind::kCorotatedRankOne;
+        el.rank_one_scale = 2.0 * lame.mu;  // eq. 48
+      } else if (approximate && material.name() == "neo_hookean") {
+        el.kind = TangentKind::kNeoHookeanRankOne;
+        el.rank_one_scale = lame.mu;  // eq. 52 (lambda = the model's lambda_hat)
+      } else {
+        el.kind = material.isIsotropic() ? TangentKind::kProjectedIsotropic : TangentKind::kProjectedGeneral;
+      }
+      el.lambda = lame.lambda;
+      if (el.kind == TangentKind::kCorotatedRankOne || el.kind == TangentKind::kNeoHookeanRankOne) {
+        el.affine_block = shermanMorrisonBlock(affine_inertia, el.rank_one_scale * el.volume * dt2);
+        el.rank_one_c = lame.lambda * el.volume * dt2;
+      } else {
+        el.affine_block = affine_inertia;
+      }
+      elements_.push_back(el);
+    }
+    color_start_.push_back(static_cast<int>(elements_.size()));
+  }
+  stress_.assign(elements_.size(), Mat3::Zero());
+  element_scratch_.assign(elements_.size(), 0.0);
+  built_dt_ = dt;
+  dt2_ = dt2;
+}
+
+bool FpPxpbdSolver::needsTrueTangent(const AffineElement& el) const {
+  return el.kind == TangentKind::kProjectedIsotropic || el.kind == TangentKind::kProjectedGeneral;
+}
+
+Mat9 FpPxpbdSolver::tangent(const AffineElement& el, const Mat3& F, const Mat9* dPdF) const {
+  switch (el.kind) {
+    case TangentKind::kCorotatedRankOne:
+    case TangentKind::kNeoHookeanRankOne: return rankOneTangent(el.rank_one_scale, el.lambda, F);
+    case TangentKind::kProjectedIsotropic: return projectIsotropicTangentToPositiveSemidefinite(F, *dPdF);
+    case TangentKind::kProjectedGeneral: break;
+  }
+  return projectToPositiveSemidefinite(*dPdF);
+}
+
+void FpPxpbdSolver::beginStep(const StepObjective& objective, Positions& x) {
+  const Problem& problem = objective.problem();
+  if (problem_ != &problem || built_dt_ != objective.dt()) {
+    if (const std::string reason = rejectionReason(problem); !reason.empty()) throw std::invalid_argument(reason);
+    problem_ = &problem;
+    buildElements(problem, objective.dt());
+  }
+  time_ = objective.timeNext();
+  const VecX& dof_masses = problem.dofMasses();
+  const VecX& f_ext = problem.externalForce();
+  const Positions& x_tilde = objective.inertialTarget();
+  const Positions& x_previous = objective.previousPositions();
+  inertial_rhs_ = dof_masses.cwiseProduct(x_tilde) + dt2_ * f_ext;
+  x = x_tilde;
+  objective.applyBoundary(x);  // the prescribed DOFs are final
+
+  // The initial stresses P0 (FpPxpbdOptions::initial_stress) and the internal force
+  // sum_e B^e P0^e, scattered color by color (no races; the same sum order for any thread
+  // count). An element whose every DOF is prescribed never moves: its stress is taken at the
+  // boundary values, where it stays.
+  const ElasticEnergy& energy = problem.elasticEnergy();
+  const bool zero_start = options_.initial_stress == FpPxpbdOptions::InitialStress::kZero;
+  stress_force_.setZero(x.size());
+  const int colors = numColors();
+#pragma omp parallel
+  for (int c = 0; c < colors; ++c) {
+#pragma omp for schedule(static)
+    for (int k = color_start_[c]; k < color_start_[c + 1]; ++k) {
+      const AffineElement& el = elements_[k];
+      const bool immobile = el.fixed_mask == 0xFFF;
+      if (zero_start && !immobile) {
+        stress_[k].setZero();
+        continue;
+      }
+      const Positions& at = immobile ? x : x_previous;
+      Eigen::Matrix<double, 3, 4> xe;
+      for (int a = 0; a < 4; ++a) xe.col(a) = at.segment<3>(3 * el.nodes[a]);
+      const Mat3 F = xe * el.shape_gradients;
+      energy.material(el.element).evaluate(F, energy.pointData(el.element, time_), nullptr, &stress_[k], nullptr);
+      const Eigen::Matrix<double, 3, 4> force = el.volume * stress_[k] * el.shape_gradients.transpose();
+      for (int a = 0; a < 4; ++a) stress_force_.segment<3>(3 * el.nodes[a]) += force.col(a);
+    }
+  }
+  // x0 from eq. 24 with g = 0: M (x0 - x~) = dt^2 (f_ext - B P0) on the free DOFs.
+  for (int dof : problem.freeDofs()) x[dof] = x_tilde[dof] + dt2_ * (f_ext[dof] - stress_force_[dof]) / dof_masses[dof];
+}
+
+void FpPxpbdSolver::solveElement(int k, Positions& x) {
+  const AffineElement& el = elements_[k];
+  if (el.fixed_mask == 0xFFF) return;  // every DOF prescribed: nothing moves, P^e stays
+  const ElasticEnergy& energy = problem_->elasticEnergy();
+  const Material& material = energy.material(el.element);
+  const MaterialPointData data = energy.pointData(el.element, time_);
+  const Eigen::Matrix<double, 4, 3>& G = el.shape_gradients;
+  const double dt2_V = dt2_ * el.volume;
+
+  // Positions and the constant part of eq. 29: rhs_a = m_a x~_a + dt^2 (f_ext_a - forces of
+  // the other elements' stresses), so that g_a = m_a x_a - rhs_a + dt^2 V P G_a.
+  Eigen::Matrix<double, 3, 4> xe, rhs;
+  const Eigen::Matrix<double, 3, 4> own_force = el.volume * stress_[k] * G.transpose();
+  for (int a = 0; a < 4; ++a) {
+    const int i = el.nodes[a];
+    xe.col(a) = x.segment<3>(3 * i);
+    rhs.col(a) = inertial_rhs_.segment<3>(3 * i) - dt2_ * (stress_force_.segment<3>(3 * i) - own_force.col(a));
+  }
+  const bool true_tangent = needsTrueTangent(el);
+  Mat3 P;
+  Mat9 dPdF;
+  Eigen::Matrix<double, 3, 4> g;
+  double first_norm = 0.0;
+  for (int l = 0;; ++l) {
+    const Mat3 F = xe * G;
+    const bool last = l == options_.newton_iterations;
+    material.evaluate(F, data, nullptr, &P, (true_tangent && !last) ? &dPdF : nullptr);
+    if (last) break;  // Algorithm 2 step 6: P^e = P(F^e(x^e))
+    g = xe * el.masses.asDiagonal();  // eq. 29
+    g += dt2_V * P * G.transpose() - rhs;
+    if (options_.local_tolerance > 0.0) {
+      Eigen::Matrix<double, 3, 4> g_free = g;
+      for (int p = 0; p < 12; ++p)
+        if (el.fixed_mask & (1u << p)) g_free(p % 3, p / 3) = 0.0;
+      const double norm = g_free.norm();
+      if (l == 0) first_norm = norm;
+      else if (norm <= options_.local_tolerance * first_norm)
+        break;  // P is already P(F^e(x^e))
+    }
+    if (el.fixed_mask == 0) {
+      // Eq. 33: the translation; eq. 35: G = D^T g (the m_a b term of eq. 35 sums to zero
+      // because X_com is the mass-weighted centroid).
+      const Vec3 b = -g.rowwise().sum() / el.total_mass;
+      const Mat3 G_affine = g * el.offsets.transpose();
+      Mat3 dF;
+      if (el.kind == TangentKind::kCorotatedRankOne || el.kind == TangentKind::kNeoHookeanRankOne)
+        dF = shermanMorrisonStep(el.affine_block, el.rank_one_c, cofactor(F), G_affine);  // eq. 49
+      else
+        dF = denseDistortionalStep(el.affine_block, dt2_V, tangent(el, F, &dPdF), G_affine);  // eq. 34
+      xe += dF * el.offsets;  // eq. 32
+      xe.colwise() += b;
+    } else {
+      // An element with prescribed DOFs: eq. 31 in its nodal DOFs, prescribed rows removed.
+      const Mat9 D = tangent(el, F, &dPdF);
+      Mat12 K = Mat12::Zero();
+      for (int kk = 0; kk < 3; ++kk)
+        for (int i = 0; i < 3; ++i) {
+          Mat3 D_ik;  // D_ik(j, l) = D(i + 3 j, kk + 3 l)
+          for (int ll = 0; ll < 3; ++ll)
+            for (int j = 0; j < 3; ++j) D_ik(j, ll) = D(i + 3 * j, kk + 3 * ll);
+          const Eigen::Matrix4d T = dt2_V * (G * D_ik * G.transpose());
+          for (int bb = 0; bb < 4; ++bb)
+            for (int a = 0; a < 4; ++a) K(i + 3 * a, kk + 3 * bb) += T(a, bb);
+        }
+      Vec12 r = -Eigen::Map<const Vec12>(g.data());
+      for (int p = 0; p < 12; ++p) {
+        K(p, p) += el.masses[p / 3];
+        if (el.fixed_mask & (1u << p)) {
+          K.row(p).setZero();
+          K.col(p).setZero();
+          K(p, p) = 1.0;
+          r[p] = 0.0;
+        }
+      }
+      const Vec12 dx = K.llt().solve(r);
+      xe += Eigen::Map<const Eigen::Matrix<double, 3, 4>>(dx.data());
+    }
+  }
+  const Eigen::Matrix<double, 3, 4> new_force = el.volume * P * G.transpose();
+  for (int a = 0; a < 4; ++a) {
+    const int i = el.nodes[a];
+    x.segment<3>(3 * i) = xe.col(a);
+    stress_force_.segment<3>(3 * i) += new_force.col(a) - own_force.col(a);
+  }
+  stress_[k] = P;
+}
+
+void FpPxpbdSolver::sweep(Positions& x) {
+  const int colors = numColors();
+#pragma omp parallel
+  for (int c = 0; c < colors; ++c) {
+#pragma omp for schedule(static)
+    for (int k = color_start_[c]; k < color_start_[c + 1]; ++k) solveElement(k, x);
+  }
+}
+
+double FpPxpbdSolver::primalResidual(const Positions& x) const {
+  double sum = 0.0;
+  const VecX& m = problem_->dofMasses();
+  for (int dof : problem_->freeDofs()) {
+    const double g = m[dof] * x[dof] - inertial_rhs_[dof] + dt2_ * stress_force_[dof];  // eq. 24
+    sum += g * g;
+  }
+  return std::sqrt(sum);
+}
+
+double FpPxpbdSolver::secondaryResidual(const Positions& x) {
+  const ElasticEnergy& energy = problem_->elasticEnergy();
+  const int n = numElements();
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < n; ++k) {
+    const AffineElement& el = elements_[k];
+    Eigen::Matrix<double, 3, 4> xe;
+    for (int a = 0; a < 4; ++a) xe.col(a) = x.segment<3>(3 * el.nodes[a]);
+    Mat3 P;
+    energy.material(el.element).evaluate(xe * el.shape_gradients, energy.pointData(el.element, time_), nullptr, &P,
+                                         nullptr);
+    element_scratch_[k] = (P - stress_[k]).squaredNorm();  // eq. 25
+  }
+  double sum = 0.0;
+  for (double s : element_scratch_) sum += s;  // in order: deterministic
+  return std::sqrt(sum);
+}
+
+void FpPxpbdSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
+  Positions x;
+  beginStep(objective, x);
+  if (!x.allFinite()) {
+    // A non-finite start (x^n or v^n not finite): nothing to iterate on. Hand back x^n with
+    // the boundary values, never NaN, and say why.
+    x = objective.referencePositions();
+    if (!x.allFinite()) x = objective.problem().mesh.restPositionsFlat();
+    objective.applyBoundary(x);
+    monitor.stopFor(StopReason::kDiverged);
+    monitor.record(0, x);
+    state.x = x;
+    return;
+  }
+  const Budget& budget = monitor.budget();
+  const int stride = std::max(1, budget.record_every);
+  auto residualsDue = [&](int iteration) { return iteration % stride == 0 || iteration >= budget.max_iterations; };
+  auto secondary = [&]() {
+    return options_.log_secondary_residual ? secondaryResidual(x) : std::numeric_limits<double>::quiet_NaN();
+  };
+  bool stop = monitor.record(0, x, {{"primal_residual", primalResidual(x)}, {"secondary_residual", secondary()}});
+  Positions last_finite = x;
+  for (int iteration = 1; !stop; ++iteration) {
+    sweep(x);
+    if (!x.allFinite()) {
+      // Diverged: keep the last finite iterate (never hand back NaN) and say why.
+      x = last_finite;
+      monitor.stopFor(StopReason::kDiverged);
+      monitor.record(iteration, x);
+      break;
+    }
+    last_finite = x;
+    if (residualsDue(iteration))
+      stop = monitor.record(iteration, x,
+                            {{"primal_residual", primalResidual(x)}, {"secondary_residual", secondary()}});
+    else
+      stop = monitor.record(iteration, x);
+  }
+  state.x = x;
+}
+
+}  // namespace pbdlab
