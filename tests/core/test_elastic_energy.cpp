@@ -9,6 +9,7 @@
 #include "core/reference_element.hpp"
 #include "meshes/box_mesh.hpp"
 #include "tests/support/finite_difference.hpp"
+#include "tests/support/mapped_positions.hpp"
 
 namespace pbdlab {
 namespace {
@@ -38,17 +39,6 @@ Mesh singleTet() {
 
 class ElementDerivatives : public ::testing::TestWithParam<MaterialModel> {};
 
-// Positions of the single tet: the rest shape mapped by A (det A > 0, < 0, or ~0) plus noise.
-Positions deformed(const Mesh& mesh, const Mat3& A, std::mt19937& rng, double noise) {
-  std::normal_distribution<double> normal(0.0, noise);
-  Positions x = mesh.restPositionsFlat();
-  for (int i = 0; i < mesh.numNodes(); ++i) {
-    x.segment<3>(3 * i) = A * mesh.restPosition(i);
-    for (int k = 0; k < 3; ++k) x[3 * i + k] += normal(rng);
-  }
-  return x;
-}
-
 // The energy of element 0 as the shared finite-difference checker sees it.
 test::EnergyFunction elementEnergy(const ElasticEnergy& energy) {
   return [&energy](const Eigen::VectorXd& x, double* value, Eigen::VectorXd* gradient, Eigen::MatrixXd* hessian) {
@@ -76,7 +66,7 @@ TEST_P(ElementDerivatives, GradientAndHessianMatchFiniteDifferences) {
   for (const auto& [family, A] : families) {
     for (int sample = 0; sample < 5; ++sample) {
       SCOPED_TRACE(family + " sample " + std::to_string(sample));
-      const Positions x = deformed(mesh, A, rng, 0.02);
+      const Positions x = test::mappedPositions(mesh, A, rng, 0.02);
       double E;
       Vec12 g;
       Mat12 H;
@@ -101,7 +91,7 @@ TEST_P(ElementDerivatives, ProjectedHessianIsPositiveSemidefinite) {
   std::mt19937 rng(11);
   const Mat3 inverted = Vec3(1.0, 0.9, -0.6).asDiagonal();
   for (int sample = 0; sample < 10; ++sample) {
-    const Positions x = deformed(mesh, inverted, rng, 0.1);
+    const Positions x = test::mappedPositions(mesh, inverted, rng, 0.1);
     Mat12 H, H_true;
     energy.elementTerms<4>(0, x, nullptr, nullptr, &H, HessianKind::kProjected);
     energy.elementTerms<4>(0, x, nullptr, nullptr, &H_true, HessianKind::kTrue);
@@ -214,7 +204,7 @@ TEST_P(ElementTypeDerivatives, GradientAndHessianMatchFiniteDifferences) {
     for (const auto& [state, A] : std::vector<std::pair<std::string, Mat3>>{
              {"stretched", Vec3(1.3, 0.85, 1.1).asDiagonal()}, {"inverted", Vec3(1.1, 0.9, -0.7).asDiagonal()}}) {
       SCOPED_TRACE(materialModelName(model) + " " + state);
-      const Positions x = deformed(mesh, A, rng, 0.01);
+      const Positions x = test::mappedPositions(mesh, A, rng, 0.01);
       double E;
       energy.elementTerms(0, x, &E, nullptr, nullptr);
       test::FiniteDifferenceOptions options;

@@ -17,6 +17,7 @@
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "tests/support/finite_difference.hpp"
+#include "tests/support/mapped_positions.hpp"
 
 namespace pbdlab {
 namespace {
@@ -32,13 +33,7 @@ std::shared_ptr<const Material> material(MaterialModel model = MaterialModel::kS
 // Rest positions mapped by A plus noise of `noise` (relative to the O(1) mesh size).
 Positions deformedPositions(const Mesh& mesh, const Mat3& A, double noise, unsigned seed) {
   std::mt19937 rng(seed);
-  std::normal_distribution<double> normal(0.0, noise);
-  Positions x = mesh.restPositionsFlat();
-  for (int i = 0; i < mesh.numNodes(); ++i) {
-    x.segment<3>(3 * i) = A * mesh.restPosition(i);
-    for (int k = 0; k < 3; ++k) x[3 * i + k] += normal(rng);
-  }
-  return x;
+  return test::mappedPositions(mesh, A, rng, noise);
 }
 
 // The stencil s of a term as a function of its own 3k coordinates (the rest of x fixed).

@@ -20,6 +20,7 @@
 #include "meshes/box_mesh.hpp"
 #include "solvers/pbd_xpbd/element_constraint.hpp"
 #include "tests/support/finite_difference.hpp"
+#include "tests/support/mapped_positions.hpp"
 
 namespace pbdlab {
 namespace {
@@ -56,17 +57,6 @@ Mesh oneCell(BoxFamily family, int order) {
   recipe.family = family;
   recipe.order = order;
   return makeBoxMesh(recipe);
-}
-
-// x = A X + noise for element 0's nodes (the others stay at rest).
-Positions mapped(const Mesh& mesh, const Mat3& A, std::mt19937& rng, double noise) {
-  std::normal_distribution<double> normal(0.0, noise);
-  Positions x = mesh.restPositionsFlat();
-  for (int i = 0; i < mesh.numNodes(); ++i) {
-    x.segment<3>(3 * i) = A * mesh.restPosition(i);
-    for (int k = 0; k < 3; ++k) x[3 * i + k] += normal(rng);
-  }
-  return x;
 }
 
 Mat3 randomRotation(std::mt19937& rng) {
@@ -125,7 +115,7 @@ TEST_P(ConstraintDerivatives, GradientMatchesFiniteDifferences) {
     return x;
   };
   for (const State& state : states(rng)) {
-    const Positions all = mapped(mesh, state.A, rng, state.noise);
+    const Positions all = test::mappedPositions(mesh, state.A, rng, state.noise);
     VecX x0(3 * n);
     for (int a = 0; a < n; ++a) x0.segment<3>(3 * a) = all.segment<3>(3 * mesh.elements(e, a));
     for (int k = 0; k < split.numTerms(); ++k) {
@@ -194,7 +184,7 @@ TEST(Constraints, HalfWeightedSquaresAreTheElementEnergy) {
     const auto material = materialFor(kind.model);
     const ElasticEnergy energy(mesh, material);
     const MaterialSplit split = constraintSplit(*material, kind.split);
-    const Positions x = mapped(mesh, states(rng)[0].A, rng, 0.02);
+    const Positions x = test::mappedPositions(mesh, states(rng)[0].A, rng, 0.02);
     double element_energy = 0.0;
     energy.elementTerms(0, x, &element_energy, static_cast<VecX*>(nullptr), nullptr);
     double from_constraints = 0.0;
@@ -217,7 +207,7 @@ TEST(Constraints, EpsRegularizesTheCorotatedStretchAtARotation) {
   const auto material = materialFor(MaterialModel::kFixedCorotated);
   const ElasticEnergy energy(mesh, material);
   const MaterialTerm stretch = material->split("pxpbd").terms[0];
-  const Positions x = mapped(mesh, randomRotation(rng), rng, 0.0);
+  const Positions x = test::mappedPositions(mesh, randomRotation(rng), rng, 0.0);
   VecX g;
   const double eps = 1e-8;
   const double C = elementConstraintAt(energy, 4, stretch, eps, x, 0.0, &g);
