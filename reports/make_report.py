@@ -401,6 +401,50 @@ def residual_history_figure(case, case_runs, step, colors, figures_dir):
     return Figure(name, f"{case}: residual history", caption, save_figure(fig, figures_dir, name))
 
 
+OWN_RESIDUALS = (("secondary_residual", "--", "secondary |h|"), ("primal_residual", ":", "primal |g|"))
+
+
+def own_residuals_figure(case, case_runs, step, colors, figures_dir):
+    """The solvers' own residuals (the papers' g and h, log columns primal_residual and
+    secondary_residual) beside the true one, each divided by its largest value in the step
+    (FP-PXPBD's |g| starts at zero, so a first value would not do): PXPBD Fig. 3's point is that a falling |h| does not mean a falling true residual."""
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    drawn = False
+    for run in case_runs:
+        rows = rows_of_step(run, chosen_step(run, step))
+        own = [(column, ls, text) for column, ls, text in OWN_RESIDUALS
+               if any(is_number(r.get(column)) and math.isfinite(r[column]) and r[column] > 0 for r in rows)]
+        if not own:
+            continue
+        color = colors[run["label"]]
+        ax.plot(*positive_pairs([r["iteration"] for r in rows], [r["relative_residual"] for r in rows]),
+                color=color, ls="-", label=f"{run['label']}: true (relative)")
+        for column, ls, text in own:
+            pairs = [(r["iteration"], r[column]) for r in rows
+                     if is_number(r.get(column)) and math.isfinite(r[column]) and r[column] > 0]
+            peak = max(p[1] for p in pairs)
+            ax.plot([p[0] for p in pairs], [p[1] / peak for p in pairs], color=color, ls=ls,
+                    label=f"{run['label']}: {text} / its largest")
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        return None
+    ax.set_yscale("log")
+    ax.grid(True, which="major", alpha=0.35)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("residual, relative [-]")
+    ax.legend(fontsize=7, loc="best")
+    steps = {chosen_step(run, step) for run in case_runs} - {None}
+    which = f"step {steps.pop()}" if len(steps) == 1 else "last step of each run" if step is None else f"step {step}"
+    ax.set_title(f"{case}: the solvers' own residuals during {which}")
+    fig.tight_layout()
+    name = f"{slug(case)}_own_residuals"
+    caption = (f"Solid: the true relative residual (the yardstick). Dashed: the solver's secondary residual |h| "
+               f"(e.g. XPBD's |C + alpha~ lambda|), dotted: its primal residual |g|, each divided by its "
+               f"largest value in {which}. Runs that log neither are not drawn.")
+    return Figure(name, f"{case}: the solvers' own residuals", caption, save_figure(fig, figures_dir, name))
+
+
 def final_residual_figure(case, case_runs, colors, figures_dir):
     """Final relative residual of every step: shows whether a solver holds up over the whole run."""
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
@@ -754,6 +798,7 @@ def make_report(run_dirs, out_dir, step=None, skipped_path=None):
     for case, case_runs in cases.items():
         colors = colors_for([r["label"] for r in case_runs])
         made = [residual_history_figure(case, case_runs, step, colors, figures_dir),
+                own_residuals_figure(case, case_runs, step, colors, figures_dir),
                 final_residual_figure(case, case_runs, colors, figures_dir),
                 error_figure(case, case_runs, colors, figures_dir)]
         figures[case] = [f for f in made if f is not None]

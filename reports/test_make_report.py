@@ -219,6 +219,25 @@ class MakeReportTest(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(self.out, "figures", "beam_residual_history.png")))
         self.assertFalse(os.path.exists(os.path.join(self.out, "figures", "beam_errors.png")))
 
+    def test_solvers_own_residuals_get_a_figure_when_logged(self):
+        # Without primal/secondary columns: no figure. With them (an XPBD-like run): one.
+        result = self.generate(self.run_a, self.run_b)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "figures", "beam_own_residuals.png")))
+        run_c = os.path.join(self.tmp.name, "beam_xpbd")
+        write(os.path.join(run_c, "summary.json"),
+              json.dumps(summary("xpbd", {}, 40, 0.1, [(1, 0.2, "iteration_budget")])))
+        rows = ["1,1,%d,%g,%g,%g,1.0,%g,%s" % (k, 0.01 * k, 0.2, 0.2, 10.0 ** -k, "" if k == 0 else 0.5)
+                for k in range(5)]
+        write(os.path.join(run_c, "iterations.csv"),
+              "step,substep,iteration,solver_seconds,residual,relative_residual,energy,secondary_residual,"
+              "primal_residual\n" + "\n".join(rows) + "\n")
+        result = self.generate(self.run_a, run_c)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(self.out, "figures", "beam_own_residuals.png")))
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            self.assertIn("the solvers' own residuals", f.read())
+
     def test_skipped_runs_are_listed_with_their_reason(self):
         skipped = os.path.join(self.tmp.name, "skipped.json")
         write(skipped, json.dumps([{"case": "beam", "solver": "xpbd", "reason": "xpbd needs backward_euler"}]))
