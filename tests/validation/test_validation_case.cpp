@@ -16,8 +16,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// One folder per test: ctest runs the tests of this file side by side, and a shared
+// bad.json raced (one test read the file another had just written).
 std::string writeCase(const std::string& name, const std::string& text) {
-  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_cases";
+  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_cases" /
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
   fs::create_directories(folder);
   const std::string path = (folder / name).string();
   std::ofstream(path) << text;
