@@ -73,6 +73,21 @@ class StepMonitor {
   // A solver that stops for its own reason (divergence, stagnation) says so here.
   void stopFor(StopReason reason) { reason_ = reason; }
 
+  // A solver's own diagnostics (e.g. its primal and secondary residuals, computed only for
+  // the log) are not solver time: the clock stands still while a ClockPause lives,
+  //   { const StepMonitor::ClockPause pause(monitor); g = primalResidual(...); }
+  class ClockPause {
+   public:
+    explicit ClockPause(StepMonitor& monitor) : monitor_(monitor), paused_(Clock::now()) {}
+    ~ClockPause() { monitor_.excluded_seconds_ += std::chrono::duration<double>(Clock::now() - paused_).count(); }
+    ClockPause(const ClockPause&) = delete;
+    ClockPause& operator=(const ClockPause&) = delete;
+
+   private:
+    StepMonitor& monitor_;
+    std::chrono::steady_clock::time_point paused_;
+  };
+
   StopReason stopReason() const { return reason_; }
   double solverSeconds() const;
   double lastResidual() const { return last_residual_; }

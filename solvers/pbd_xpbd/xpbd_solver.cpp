@@ -183,32 +183,45 @@ void XpbdSolver::updateConstraint(int constraint, const double* inverse_mass, do
   lambda += delta_lambda;
 }
 
-template <int N>
-void XpbdSolver::sweepElements(Positions& x, double inv_dt2, double t) {
+template <int N, class Visit, class Finish>
+void XpbdSolver::forEachElementConstraint(const Positions& x, double t, Visit&& visit, Finish&& finish) const {
+  using Nodes3 = Eigen::Matrix<double, 3, N>;
   const int Q = points_per_element_;
-  const double scale = complianceScale(inv_dt2);
-  const double eps = options_.eps;
   for (int c = 0; c + 1 < static_cast<int>(color_start_.size()); ++c) {
 #pragma omp parallel for schedule(static)
     for (int s = color_start_[c]; s < color_start_[c + 1]; ++s) {
       const int* nodes = slot_nodes_.data() + static_cast<size_t>(s) * N;
-      Eigen::Matrix<double, 3, N> xe;
-      for (int a = 0; a < N; ++a) xe.col(a) = x.segment<3>(3 * nodes[a]);
+      Nodes3 xe;
+      for (int a = 0; a < N; ++a) xe.col(a) = x.template segment<3>(3 * nodes[a]);
       const ElementQuadrature element{slot_shape_gradients_.data() + static_cast<size_t>(s) * Q * N * 3,
                                       slot_point_volumes_.data() + static_cast<size_t>(s) * Q, Q, slot_volume_[s]};
-      const double* inverse_mass = slot_inverse_mass_.data() + static_cast<size_t>(s) * 3 * N;
       const MaterialSplit& split = splits_[split_of_slot_[s]];
       const MaterialPointData data = energy_->pointData(element_of_slot_[s], t);
       const int first = first_constraint_[s];
       for (int k = 0; k < split.numTerms(); ++k) {
         if (!std::isfinite(compliance_[first + k])) continue;
-        Eigen::Matrix<double, 3, N> gradient;
-        const double C = elementConstraint<N>(element, xe, split.terms[k], data, eps, plane_strain_, gradient);
-        updateConstraint<N>(first + k, inverse_mass, C, gradient, compliance_[first + k] * scale, xe);
+        Nodes3 gradient;
+        const double C = elementConstraint<N>(element, xe, split.terms[k], data, options_.eps, plane_strain_, gradient);
+        visit(s, nodes, first + k, C, gradient, xe);
       }
-      for (int a = 0; a < N; ++a) x.segment<3>(3 * nodes[a]) = xe.col(a);
+      finish(nodes, xe);
     }
   }
+}
+
+template <int N>
+void XpbdSolver::sweepElements(Positions& x, double inv_dt2, double t) {
+  using Nodes3 = Eigen::Matrix<double, 3, N>;
+  const double scale = complianceScale(inv_dt2);
+  forEachElementConstraint<N>(
+      x, t,
+      [&](int s, const int*, int constraint, double C, const Nodes3& gradient, Nodes3& xe) {
+        const double* inverse_mass = slot_inverse_mass_.data() + static_cast<size_t>(s) * 3 * N;
+        updateConstraint<N>(constraint, inverse_mass, C, gradient, compliance_[constraint] * scale, xe);
+      },
+      [&](const int* nodes, const Nodes3& xe) {
+        for (int a = 0; a < N; ++a) x.segment<3>(3 * nodes[a]) = xe.col(a);
+      });
 }
 
 double XpbdSolver::stencilConstraint(const EnergyTerm& term, int s, const Positions& x, double t, VecX& gradient) {
@@ -259,30 +272,17 @@ void XpbdSolver::sweep(Positions& x, double inv_dt2, double t) {
 
 template <int N>
 void XpbdSolver::elementResiduals(const Positions& x, double inv_dt2, double t, VecX& force) {
-  const int Q = points_per_element_;
+  using Nodes3 = Eigen::Matrix<double, 3, N>;
   const double scale = complianceScale(inv_dt2);
-  for (int c = 0; c + 1 < static_cast<int>(color_start_.size()); ++c) {
-#pragma omp parallel for schedule(static)
-    for (int s = color_start_[c]; s < color_start_[c + 1]; ++s) {
-      const int* nodes = slot_nodes_.data() + static_cast<size_t>(s) * N;
-      Eigen::Matrix<double, 3, N> xe;
-      for (int a = 0; a < N; ++a) xe.col(a) = x.segment<3>(3 * nodes[a]);
-      const ElementQuadrature element{slot_shape_gradients_.data() + static_cast<size_t>(s) * Q * N * 3,
-                                      slot_point_volumes_.data() + static_cast<size_t>(s) * Q, Q, slot_volume_[s]};
-      const MaterialSplit& split = splits_[split_of_slot_[s]];
-      const MaterialPointData data = energy_->pointData(element_of_slot_[s], t);
-      const int first = first_constraint_[s];
-      for (int k = 0; k < split.numTerms(); ++k) {
-        if (!std::isfinite(compliance_[first + k])) continue;
-        Eigen::Matrix<double, 3, N> gradient;
-        const double C = elementConstraint<N>(element, xe, split.terms[k], data, options_.eps, plane_strain_, gradient);
-        const double lambda = lambda_[first + k];
-        const double h = C + compliance_[first + k] * scale * lambda;  // eq. 12
-        secondary_squared_[first + k] = h * h;
+  forEachElementConstraint<N>(
+      x, t,
+      [&](int, const int* nodes, int constraint, double C, const Nodes3& gradient, Nodes3&) {
+        const double lambda = lambda_[constraint];
+        const double h = C + compliance_[constraint] * scale * lambda;  // eq. 12
+        secondary_squared_[constraint] = h * h;
         for (int a = 0; a < N; ++a) force.segment<3>(3 * nodes[a]) += lambda * gradient.col(a);
-      }
-    }
-  }
+      },
+      [](const int*, const Nodes3&) {});
 }
 
 void XpbdSolver::otherTermResiduals(const Positions& x, double inv_dt2, double t, VecX& force) {
@@ -357,7 +357,10 @@ void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonit
     x = x_start;  // a quasistatic step starts at rest at the previous solution (no g, h yet)
     stop = monitor.record(0, x, {{"colors", colors}, {"pseudo_time", 0.0}});
   } else if (options_.log_residuals) {
-    residuals(x, x_pred, inv_dt2, t, primal, secondary, force);
+    {
+      const StepMonitor::ClockPause diagnostics(monitor);  // g and h are for the log only
+      residuals(x, x_pred, inv_dt2, t, primal, secondary, force);
+    }
     stop = monitor.record(0, x, {{"primal_residual", primal}, {"secondary_residual", secondary}, {"colors", colors}});
   } else {
     stop = monitor.record(0, x, {{"colors", colors}});
@@ -390,7 +393,10 @@ void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonit
     }
     x_last_finite = x;
     if (recorded(iteration) && options_.log_residuals) {
-      residuals(x, x_pred, inv_dt2, t, primal, secondary, force);
+      {
+        const StepMonitor::ClockPause diagnostics(monitor);
+        residuals(x, x_pred, inv_dt2, t, primal, secondary, force);
+      }
       if (pseudo_time)
         stop = monitor.record(iteration, x,
                               {{"primal_residual", primal}, {"secondary_residual", secondary},

@@ -59,8 +59,8 @@ struct XpbdOptions {
   double pseudo_dt = 0.05;                 // xpbd_qs: seconds of pseudo-time per pseudo-step
   int iterations_per_pseudo_step = 1;      // xpbd_qs: sweeps per pseudo-step (PBNG Fig. 18: 1, 10)
   bool flipped = false;                    // xpbd_qs: other terms' constraints first
-  // Evaluate g and h at the recorded iterations. Their evaluation (a constraint pass as costly
-  // as a sweep) runs on the solver's clock; false leaves those columns empty, for timing.
+  // Evaluate g and h at the recorded iterations (a constraint pass as costly as a sweep; its
+  // time is excluded from the solver's clock); false leaves those columns empty.
   bool log_residuals = true;
 };
 
@@ -92,6 +92,12 @@ class XpbdSolver : public Solver {
                  double& secondary, VecX& force);
 
  private:
+  // Every active constraint of every element slot, color by color (the slots of one color in
+  // parallel): visit(slot, nodes, constraint, C, grad C, xe) with xe the slot's positions
+  // (3 x N), which `visit` may move; then finish(nodes, xe) once per slot. The set-up that a
+  // sweep and the residuals share, written once.
+  template <int N, class Visit, class Finish>
+  void forEachElementConstraint(const Positions& x, double t, Visit&& visit, Finish&& finish) const;
   template <int N>
   void sweepElements(Positions& x, double inv_dt2, double t);
   void sweepOtherTerms(Positions& x, double inv_dt2, double t);

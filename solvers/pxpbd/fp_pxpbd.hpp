@@ -64,7 +64,8 @@ struct FpPxpbdOptions {
   // residual over its free DOFs before its first local iteration); 0: always run
   // newton_iterations.
   double local_tolerance = 0.0;
-  // Log the secondary residual |h| (one stress evaluation per element and logged iteration).
+  // Log the secondary residual |h| (one stress evaluation per element and logged iteration;
+  // like the primal residual, its time is excluded from the solver's clock).
   bool log_secondary_residual = true;
   // P0 of the step: kZero, P0 = 0 (XPBD's lambda_0 = 0: x0 = x~ + dt^2 M^-1 f_ext);
   // kPrevious, P(F^e(x^n)) (a warm start: x0 is then a semi-implicit Euler prediction, which
@@ -104,6 +105,9 @@ class FpPxpbdSolver : public Solver {
   double primalResidual(const Positions& x) const;
   double secondaryResidual(const Positions& x);
   int numElements() const { return static_cast<int>(elements_.size()); }
+  // The 9x9 tangent the local solve of mesh element `element` uses at F and time t (eq. 48,
+  // eq. 52 or the SPD-projected dP/dF), exposed for tests. After setup().
+  Mat9 elementTangent(int element, const Mat3& F, double t = 0.0) const;
 
  private:
   // How an element's eq. 34 is solved.

@@ -1,8 +1,11 @@
 // The yardstick: one residual and energy for every solver (DESIGN.md).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <random>
+#include <thread>
 
+#include "core/solver.hpp"
 #include "core/yardstick.hpp"
 #include "meshes/box_mesh.hpp"
 
@@ -77,6 +80,23 @@ TEST(Yardstick, GradientIsTheDerivativeOfTheEnergy) {
     }
     EXPECT_LT(max_error, 1e-6 * g.cwiseAbs().maxCoeff());
   }
+}
+
+TEST(StepMonitor, AClockPauseKeepsASolversDiagnosticsOffItsClock) {
+  // 300 ms of "diagnostics" under a pause must not count; without the pause they would
+  // (checked by removing it). The margin is the scheduler's, not a speed requirement.
+  const Problem problem = smallProblem(Integrator::kBackwardEuler, true);
+  const State state = initialState(problem);
+  const StepObjective objective(problem, state.x, state.v, 0);
+  IterationLog log;
+  StepMonitor monitor(objective, Budget{}, log);
+  {
+    const StepMonitor::ClockPause diagnostics(monitor);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  EXPECT_LT(monitor.solverSeconds(), 0.15);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_GE(monitor.solverSeconds(), 0.3);  // the clock runs again
 }
 
 }  // namespace
