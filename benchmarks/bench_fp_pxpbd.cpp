@@ -15,6 +15,7 @@
 #include "core/elastic_energy.hpp"
 #include "meshes/box_mesh.hpp"
 #include "solvers/pxpbd/fp_pxpbd.hpp"
+#include "tests/support/clamped_block.hpp"
 
 namespace pbdlab {
 namespace {
@@ -33,16 +34,8 @@ Case& caseFor(int res, MaterialModel model) {
   auto& slot = cases[{res, model}];
   if (!slot) {
     slot = std::make_unique<Case>();
-    Problem& problem = slot->problem;
-    problem.mesh = makeBoxMesh(resBox(res));
-    problem.material.model = model;
-    problem.material.youngs_modulus = 1000.0;
-    problem.material.poisson_ratio = 0.3;
-    problem.material.density = 10.0;
-    problem.gravity = Vec3(0.0, -9.81, 0.0);
-    problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
-    problem.time = {Integrator::kBackwardEuler, 0.01, 1, 1};
-    problem.finalize("bench");
+    slot->problem = test::clampedBlock(makeBoxMesh(resBox(res)), model, Integrator::kBackwardEuler, 0.01, 1, "bench");
+    const Problem& problem = slot->problem;
     const Positions x0 = problem.mesh.restPositionsFlat();
     VecX v0 = VecX::Zero(x0.size());
     for (int i = 0; i < problem.numNodes(); ++i) v0[3 * i + 1] = -2.0 * x0[3 * i];  // a swing: deformed elements

@@ -12,6 +12,7 @@
 
 #include "meshes/box_mesh.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
+#include "tests/support/clamped_block.hpp"
 
 namespace pbdlab {
 namespace {
@@ -20,16 +21,8 @@ const Problem& boxFor(int res, MaterialModel model) {
   static std::map<std::pair<int, MaterialModel>, std::unique_ptr<Problem>> problems;
   auto& slot = problems[{res, model}];
   if (!slot) {
-    slot = std::make_unique<Problem>();
-    slot->mesh = makeBoxMesh(resBox(res));
-    slot->material.model = model;
-    slot->material.youngs_modulus = 1000.0;
-    slot->material.poisson_ratio = 0.3;
-    slot->material.density = 10.0;
-    slot->gravity = Vec3(0.0, -9.8, 0.0);
-    slot->dirichlet.push_back({"x-min", {true, true, true}, {}});
-    slot->time = {Integrator::kBackwardEuler, 0.01, 1};
-    slot->finalize("bench_xpbd");
+    slot = std::make_unique<Problem>(
+        test::clampedBlock(makeBoxMesh(resBox(res)), model, Integrator::kBackwardEuler, 0.01, 1, "bench_xpbd"));
   }
   return *slot;
 }

@@ -14,24 +14,15 @@
 #include "reference/newton.hpp"
 #include "solvers/pbd_xpbd/family.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
+#include "tests/support/clamped_block.hpp"
 
 namespace pbdlab {
 namespace {
 
 Problem clampedBox(Integrator integrator, MaterialModel model = MaterialModel::kFixedCorotated, double dt = 0.01) {
-  Problem problem;
   BoxMeshRecipe box;
   box.cells = {4, 4, 4};
-  problem.mesh = makeBoxMesh(box);
-  problem.material.model = model;
-  problem.material.youngs_modulus = 1000.0;
-  problem.material.poisson_ratio = 0.3;
-  problem.material.density = 10.0;
-  problem.gravity = Vec3(0.0, -9.8, 0.0);
-  problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
-  problem.time = {integrator, dt, 1};
-  problem.finalize("clamped box");
-  return problem;
+  return test::clampedBlock(makeBoxMesh(box), model, integrator, dt, 1, "clamped box");
 }
 
 struct StepRun {

@@ -22,6 +22,7 @@
 #include "solvers/pxpbd/distortional_step.hpp"
 #include "solvers/pxpbd/family.hpp"
 #include "solvers/pxpbd/fp_pxpbd.hpp"
+#include "tests/support/clamped_block.hpp"
 #include "tests/support/finite_difference.hpp"
 
 namespace pbdlab {
@@ -179,20 +180,10 @@ TEST(AffineBasis, Eq32To36EqualTheNodalNewtonStep) {
 // clamped, falling under gravity, backward Euler with the paper's rho = 10, nu = 0.3, E = 1000
 // and dt = 0.01 (§5); dt = 1/30 s (one frame) makes the steps more nonlinear.
 Problem fallingBar(MaterialModel model, double dt = 0.01) {
-  Problem problem;
   BoxMeshRecipe box;
   box.size = Vec3(2.0, 0.5, 0.5);
   box.cells = {8, 2, 2};
-  problem.mesh = makeBoxMesh(box);
-  problem.material.model = model;
-  problem.material.youngs_modulus = 1000.0;
-  problem.material.poisson_ratio = 0.3;
-  problem.material.density = 10.0;
-  problem.gravity = Vec3(0.0, -9.81, 0.0);
-  problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
-  problem.time = {Integrator::kBackwardEuler, dt, 6, 1};
-  problem.finalize("falling bar");
-  return problem;
+  return test::clampedBlock(makeBoxMesh(box), model, Integrator::kBackwardEuler, dt, 6, "falling bar");
 }
 
 struct StepRun {
