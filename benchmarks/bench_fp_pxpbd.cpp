@@ -15,6 +15,7 @@
 #include "core/elastic_energy.hpp"
 #include "meshes/box_mesh.hpp"
 #include "solvers/pxpbd/fp_pxpbd.hpp"
+#include "benchmarks/omp_threads.hpp"
 #include "tests/support/clamped_block.hpp"
 
 namespace pbdlab {
@@ -57,6 +58,7 @@ void setCounters(benchmark::State& state, const Case& c) {
 }
 
 void sweepBenchmark(benchmark::State& state, MaterialModel model) {
+  const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
   Case& c = caseFor(static_cast<int>(state.range(0)), model);
   for (auto _ : state) {
     c.solver->sweep(c.x);
@@ -120,8 +122,8 @@ void BM_StressOnlySweepCorotated(benchmark::State& state) {
   setCounters(state, c);
 }
 
-BENCHMARK(BM_FpPxpbdSweepCorotated)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_FpPxpbdSweepNeoHookean)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FpPxpbdSweepCorotated)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_FpPxpbdSweepNeoHookean)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_StressOnlySweepCorotated)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FpPxpbdElementCorotated)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_FpPxpbdElementNeoHookean)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();

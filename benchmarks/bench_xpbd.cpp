@@ -12,6 +12,7 @@
 
 #include "meshes/box_mesh.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
+#include "benchmarks/omp_threads.hpp"
 #include "tests/support/clamped_block.hpp"
 
 namespace pbdlab {
@@ -28,6 +29,7 @@ const Problem& boxFor(int res, MaterialModel model) {
 }
 
 void runSweeps(benchmark::State& state, MaterialModel model, XpbdOptions options) {
+  const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
   const Problem& problem = boxFor(static_cast<int>(state.range(0)), model);
   XpbdSolver solver(options);
   solver.setup(problem);
@@ -84,10 +86,10 @@ void BM_XpbdNeoHookeanMacklin(benchmark::State& state) {
   runSweeps(state, MaterialModel::kNeoHookean, options);
 }
 
-BENCHMARK(BM_XpbdCorotated)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_BlendedPrimalXpbdCorotated)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_XpbdSqrtPsiStvk)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_XpbdNeoHookeanMacklin)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_XpbdCorotated)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_BlendedPrimalXpbdCorotated)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_XpbdSqrtPsiStvk)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_XpbdNeoHookeanMacklin)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace pbdlab
