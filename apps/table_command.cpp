@@ -11,8 +11,10 @@
 #include "apps/validation_commands.hpp"
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
+#include "solvers/registry.hpp"
 #include "validation/runner.hpp"
 #include "validation/scene.hpp"
+#include "validation/scene_patch.hpp"
 
 namespace pbdlab::cli {
 
@@ -31,22 +33,51 @@ fs::path tablesFolder() {
   return folder;
 }
 
+// A row's scene file, relative to the table file.
+std::string sceneOfRow(const fs::path& table_path, const json& row) {
+  return (table_path.parent_path() / row.at("scene").get<std::string>()).lexically_normal().string();
+}
+
 // A table file, read strictly by the shared reader (core/json_reader.hpp): errors name the
-// file and the field.
+// file and the field. Two layouts:
+//  - "newton" (the default): per row a scene, run as it is by its own solver; columns are
+//    Newton's iterations and its assembly and CHOLMOD time per iteration.
+//  - "solvers": per row a scene and the solvers to time on it ({"name": {options}}), with an
+//    optional scene_patch (as in a validation case: JSON pointer -> value, e.g. fewer frames);
+//    one line per (row, solver): time and iterations per step, ours beside theirs.
 json readTable(const fs::path& path) {
   const json table = readJsonFile(path.string());
   const JsonReader in(path.string());
   in.object(table, "");
-  in.onlyKeys(table, "", {"id", "title", "rows", "theirs"}, "of a table");
+  in.onlyKeys(table, "", {"id", "title", "layout", "note", "rows", "theirs"}, "of a table");
   in.nonEmptyString(in.required(table, "id", ""), "/id");
   if (table.contains("title")) in.string(table["title"], "/title");
+  if (table.contains("note")) in.string(table["note"], "/note");
+  const std::string layout =
+      table.contains("layout") ? in.oneOf(table["layout"], "/layout", {"newton", "solvers"}, "table layout") : "newton";
   const json& rows = in.array(in.required(table, "rows", ""), "/rows");
   for (size_t k = 0; k < rows.size(); ++k) {
     const std::string at = jsonPointerChild("/rows", k);
     in.object(rows[k], at);
-    in.onlyKeys(rows[k], at, {"label", "scene"});
+    if (layout == "newton") {
+      in.onlyKeys(rows[k], at, {"label", "scene"});
+    } else {
+      in.onlyKeys(rows[k], at, {"label", "scene", "solvers", "scene_patch"});
+      const json& solvers = in.object(in.required(rows[k], "solvers", at), at + "/solvers");
+      if (solvers.empty()) in.fail(at + "/solvers", "names no solver");
+      const std::vector<std::string> known = solverNames();
+      for (const auto& [name, options] : solvers.items()) {
+        const std::string field = jsonPointerChild(at + "/solvers", name);
+        if (std::find(known.begin(), known.end(), name) == known.end()) in.failUnknownName(field, name, known, "solver");
+        makeSolver(name, options, path.string(), field);  // validates the options
+      }
+    }
     in.nonEmptyString(in.required(rows[k], "label", at), at + "/label");
     in.nonEmptyString(in.required(rows[k], "scene", at), at + "/scene");
+    if (!fs::is_regular_file(sceneOfRow(path, rows[k])))
+      in.fail(at + "/scene", "no such scene file: " + sceneOfRow(path, rows[k]));
+    if (rows[k].contains("scene_patch"))
+      readScenePatch(in, rows[k]["scene_patch"], at + "/scene_patch", sceneOfRow(path, rows[k]));
   }
   if (table.contains("theirs")) in.object(table["theirs"], "/theirs");
   return table;
@@ -56,6 +87,114 @@ double mean(const std::vector<double>& values) {
   double sum = 0.0;
   for (double v : values) sum += v;
   return values.empty() ? 0.0 : sum / values.size();
+}
+
+// The paper's value at theirs/values/<label>/<keys...>, printed as given; "–" if absent.
+std::string theirValue(const json& theirs, const std::string& label, std::initializer_list<std::string> keys) {
+  if (!theirs.contains("values") || !theirs["values"].contains(label)) return "–";
+  const json* value = &theirs["values"][label];
+  for (const std::string& key : keys) {
+    if (!value->is_object() || !value->contains(key) || (*value)[key].is_null()) return "–";
+    value = &(*value)[key];
+  }
+  return value->dump();
+}
+
+std::string rowOut(const std::string& out_dir, const std::string& id, const std::string& label,
+                   const std::string& solver = "") {
+  return (fs::path(out_dir) / id / (solver.empty() ? label : label + "/" + solver)).string();
+}
+
+// Layout "newton": the scene's own solver (Newton) with its assembly and factor timings.
+std::vector<std::string> newtonRows(const json& table, const fs::path& path, const std::string& out_dir,
+                                    json& environment) {
+  const std::string id = table["id"];
+  const json theirs = table.value("theirs", json::object());
+  std::vector<std::string> lines;
+  lines.push_back("| case | vertices | elements | Newton iterations (stop) | ours: assembly ms / iteration | "
+                  "theirs: assembly ms / iteration | ours: CHOLMOD factor + solve ms / iteration | ours: solver s |");
+  lines.push_back("|---|---|---|---|---|---|---|---|");
+  for (size_t k = 0; k < table["rows"].size(); ++k) {
+    const json& row = table["rows"][k];
+    const std::string label = row.at("label");
+    const Scene scene = loadScene(sceneOfRow(path, row));
+    fmt::print(stderr, "[{}/{}] {}: {} ({} vertices)\n", k + 1, table["rows"].size(), id, label, scene.problem.numNodes());
+    const RunResult run = runScene(scene, {rowOut(out_dir, id, label), false});
+    environment = run.summary["environment"];
+    std::vector<double> assembly, factor;
+    for (const IterationRow& r : run.log.rows())
+      if (r.iteration > 0 && run.log.columnIndex("assembly_seconds") >= 0) {
+        assembly.push_back(1e3 * run.log.value(r, "assembly_seconds"));
+        factor.push_back(1e3 * run.log.value(r, "factor_seconds"));
+      }
+    const json& step = run.summary["steps"][0];
+    lines.push_back(fmt::format("| {} | {} | {} | {} ({}) | {:.1f} | {} | {:.1f} | {:.2f} |", label,
+                                scene.problem.numNodes(), scene.problem.mesh.numElements(), step["iterations"].get<int>(),
+                                step["stop_reason"].get<std::string>(), mean(assembly),
+                                theirValue(theirs, label, {"assembly_ms_per_iteration"}), mean(factor),
+                                step["solver_seconds"].get<double>()));
+  }
+  return lines;
+}
+
+// Layout "solvers": each row's scene with each of its solvers; per step (the scene's dt) the
+// mean solver time and iterations over the steps run. A solver that rejects the scene is
+// "skipped"; a run that diverges says at which step (its time is then over the steps before).
+std::vector<std::string> solverRows(const json& table, const fs::path& path, const std::string& out_dir,
+                                    json& environment) {
+  const std::string id = table["id"];
+  const json theirs = table.value("theirs", json::object());
+  std::vector<std::string> lines;
+  lines.push_back("| example | solver | vertices | elements | step dt (s) | steps | ours: ms / step | "
+                  "theirs: ms / frame | ours: iterations / step | theirs: iterations / frame | ours: ms / iteration |");
+  lines.push_back("|---|---|---|---|---|---|---|---|---|---|---|");
+  size_t run_count = 0, run_index = 0;
+  for (const json& row : table["rows"]) run_count += row["solvers"].size();
+  for (size_t k = 0; k < table["rows"].size(); ++k) {
+    const json& row = table["rows"][k];
+    const std::string label = row.at("label");
+    const std::string at = jsonPointerChild("/rows", k);
+    const Scene base =
+        loadPatchedScene(sceneOfRow(path, row), row.value("scene_patch", json::object()), path.string(), at + "/scene_patch");
+    for (const auto& [solver, options] : row["solvers"].items()) {
+      ++run_index;
+      Scene scene = base;
+      const std::string field = jsonPointerChild(at + "/solvers", solver);
+      useSolver(scene, solver, options, path.string(), field);
+      const std::unique_ptr<Solver> instance = makeSolver(solver, options, path.string(), field);
+      const std::string prefix = fmt::format("| {} | {} | {} | {} | {:g} |", label, solver, scene.problem.numNodes(),
+                                             scene.problem.mesh.numElements(), scene.problem.time.dt);
+      if (const std::string reason = instance->rejectionReason(scene.problem); !reason.empty()) {
+        lines.push_back(fmt::format("{} – | skipped: {} | {} | – | {} | – |", prefix, reason,
+                                    theirValue(theirs, label, {solver, "ms_per_frame"}),
+                                    theirValue(theirs, label, {solver, "iterations_per_frame"})));
+        continue;
+      }
+      fmt::print(stderr, "[{}/{}] {}: {} with {} ({} vertices, {} steps)\n", run_index, run_count, id, label, solver,
+                 scene.problem.numNodes(), scene.problem.time.num_steps);
+      const RunResult run = runScene(scene, {rowOut(out_dir, id, label, solver), false});
+      environment = run.summary["environment"];
+      std::vector<double> ms, iterations;
+      int diverged_at = 0;
+      for (const json& step : run.summary["steps"]) {
+        if (step["stop_reason"] == "diverged") {
+          diverged_at = step["step"].get<int>();
+          break;
+        }
+        ms.push_back(1e3 * step["solver_seconds"].get<double>());
+        iterations.push_back(step["iterations"].get<double>());
+      }
+      const double total_iterations = mean(iterations) * iterations.size();
+      const std::string per_iteration =
+          total_iterations > 0 ? fmt::format("{:.2f}", mean(ms) * ms.size() / total_iterations) : "–";
+      const std::string steps = diverged_at ? fmt::format("{} (diverged at step {})", ms.size(), diverged_at)
+                                            : std::to_string(ms.size());
+      lines.push_back(fmt::format("{} {} | {:.1f} | {} | {:.1f} | {} | {} |", prefix, steps, mean(ms),
+                                  theirValue(theirs, label, {solver, "ms_per_frame"}), mean(iterations),
+                                  theirValue(theirs, label, {solver, "iterations_per_frame"}), per_iteration));
+    }
+  }
+  return lines;
 }
 
 }  // namespace
@@ -75,43 +214,19 @@ int tableCommand(const std::string& id, bool list, const std::string& out_dir) {
     return kExitBadInput;
   }
   const json table = readTable(path);
-  const json theirs = table.value("theirs", json::object());
-  std::vector<std::string> lines;
-  json environment;
-  for (size_t k = 0; k < table["rows"].size(); ++k) {
-    const json& row = table["rows"][k];
-    const std::string label = row.at("label");
-    const Scene scene = loadScene((path.parent_path() / row.at("scene").get<std::string>()).lexically_normal().string());
-    fmt::print(stderr, "[{}/{}] {}: {} ({} vertices)\n", k + 1, table["rows"].size(), id, label, scene.problem.numNodes());
-    const RunResult run = runScene(scene, {(fs::path(out_dir) / id / label).string(), false});
-    environment = run.summary["environment"];
-    std::vector<double> assembly, factor;
-    for (const IterationRow& r : run.log.rows())
-      if (r.iteration > 0 && run.log.columnIndex("assembly_seconds") >= 0) {
-        assembly.push_back(1e3 * run.log.value(r, "assembly_seconds"));
-        factor.push_back(1e3 * run.log.value(r, "factor_seconds"));
-      }
-    const json& step = run.summary["steps"][0];
-    const auto theirValue = [&](const std::string& column) -> std::string {
-      if (theirs.contains("values") && theirs["values"].contains(label) && theirs["values"][label].contains(column))
-        return fmt::format("{}", theirs["values"][label][column].dump());
-      return "–";
-    };
-    lines.push_back(fmt::format("| {} | {} | {} | {} ({}) | {:.1f} | {} | {:.1f} | {:.2f} |", label, scene.problem.numNodes(),
-                                scene.problem.mesh.numElements(), step["iterations"].get<int>(),
-                                step["stop_reason"].get<std::string>(), mean(assembly),
-                                theirValue("assembly_ms_per_iteration"), mean(factor),
-                                step["solver_seconds"].get<double>()));
-  }
+  json environment = json::object();
+  const std::vector<std::string> lines = table.value("layout", "newton") == "solvers"
+                                             ? solverRows(table, path, out_dir, environment)
+                                             : newtonRows(table, path, out_dir, environment);
   fmt::print("## {}\n\n{}\n\n", table["id"].get<std::string>(), table.value("title", ""));
-  fmt::print("| case | vertices | elements | Newton iterations (stop) | ours: assembly ms / iteration | theirs: assembly ms / iteration | ours: CHOLMOD factor + solve ms / iteration | ours: solver s |\n");
-  fmt::print("|---|---|---|---|---|---|---|---|\n");
   for (const std::string& line : lines) fmt::print("{}\n", line);
   fmt::print("\nOurs: {}, {} OpenMP threads, {}, commit {}, {}.\n", environment.value("cpu", "?"),
-             environment.value("omp_threads", 0), environment["dependencies"].value("blas", "?"),
+             environment.value("omp_threads", 0), environment.value("dependencies", json::object()).value("blas", "?"),
              environment.value("git_commit", "?"), environment.value("build_type", "?"));
+  const json theirs = table.value("theirs", json::object());
   if (theirs.contains("source"))
     fmt::print("Theirs: {} ({}).\n", theirs["source"].get<std::string>(), theirs.value("machine", "machine not given"));
+  if (table.contains("note")) fmt::print("\n{}\n", table["note"].get<std::string>());
   return 0;
 }
 

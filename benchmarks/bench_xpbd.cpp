@@ -68,7 +68,7 @@ void BM_XpbdCorotated(benchmark::State& state) { runSweeps(state, MaterialModel:
 void BM_BlendedPrimalXpbdCorotated(benchmark::State& state) {
   XpbdOptions options;
   options.variant = XpbdVariant::kBlendedPrimal;
-  options.zeta = 0.5;
+  options.zeta = 0.9;  // the paper's 0.5 diverges on this box (case pxpbd_residual_comparison_res16)
   runSweeps(state, MaterialModel::kFixedCorotated, options);
 }
 

@@ -102,6 +102,28 @@ def default_label(summary, run_dir):
     return f"{solver} " + " ".join(f"{k}={v}" for k, v in sorted(options.items()))
 
 
+def read_sweeps(value, path):
+    """metrics.json's `sweep`: the validation case's sweep points, a list of {name, parameter,
+    value} (one object is read as a list of one)."""
+    if value is None:
+        return []
+    entries = value if isinstance(value, list) else [value]
+    for e in entries:
+        if not (isinstance(e, dict) and isinstance(e.get("name"), str) and e["name"]
+                and isinstance(e.get("parameter"), str) and is_number(e.get("value"))):
+            raise ReportError(f"{path}: malformed: 'sweep' must hold {{name, parameter, value (a number)}} objects")
+    return [{"name": e["name"], "parameter": e["parameter"], "value": e["value"]} for e in entries]
+
+
+def diverged_step(summary, steps):
+    """The first step that diverged (summary.json's stop_reason), else 0 when the totals say the
+    run diverged without naming a step, else None."""
+    for s in steps:
+        if s.get("stop_reason") == "diverged":
+            return s.get("step") if is_number(s.get("step")) else 0
+    return 0 if obj(summary.get("totals")).get("diverged") is True else None
+
+
 def load_run(run_dir):
     """Everything the report needs from one run directory, with the fallbacks in one place."""
     if not os.path.isdir(run_dir):
@@ -122,6 +144,9 @@ def load_run(run_dir):
         "dir": run_dir,
         "case": str(metrics.get("case") or summary.get("scene") or os.path.basename(os.path.normpath(run_dir))),
         "series": str(metrics["series"]) if metrics.get("series") else None,
+        "sweeps": read_sweeps(metrics.get("sweep"), os.path.join(run_dir, "metrics.json")),
+        "solver": str(summary.get("solver") or metrics.get("solver") or "—"),
+        "diverged_step": diverged_step(summary, steps),
         "label": str(metrics.get("label") or default_label(summary, run_dir)),
         "summary": summary,
         "rows": rows,
@@ -157,6 +182,24 @@ def group_by_series(runs):
         if run["series"]:
             series.setdefault(run["series"], []).append(run)
     return series
+
+
+def group_by_sweep(runs, skipped=()):
+    """Sweeps in the order they first appear: {name: {"parameter", "points": {case: value},
+    "runs": [...], "skipped": {(case, solver): reason}}}. A skipped (case, solver) pair joins the
+    sweeps of its case's other runs."""
+    sweeps = OrderedDict()
+    for run in runs:
+        for point in run["sweeps"]:
+            sweep = sweeps.setdefault(point["name"], {"parameter": point["parameter"], "points": OrderedDict(),
+                                                      "runs": [], "skipped": OrderedDict()})
+            sweep["points"].setdefault(run["case"], point["value"])
+            sweep["runs"].append(run)
+    for sweep in sweeps.values():
+        for e in skipped:
+            if e["case"] in sweep["points"]:
+                sweep["skipped"][(e["case"], e["solver"])] = e["reason"]
+    return sweeps
 
 
 # ----------------------------------------------------------------------------- derived data
@@ -242,6 +285,22 @@ def error_metric_names(runs):
 def metric_value(run, name):
     """The first value recorded for the metric `name` (None when the run has no such metric)."""
     return next((m.get("value") for m in run["metrics"] if m.get("name") == name), None)
+
+
+# The sweep tables' three columns per solver: the first metric of these types (metrics.json's
+# `type`, else its name) in each run.
+SWEEP_QUANTITIES = (("distance to Newton", ("reference_rms_error", "reference_max_error")),
+                    ("volume error", ("volume_ratio_error",)),
+                    ("true residual", ("final_relative_residual",)))
+
+
+def metric_of_type(run, types):
+    """The run's first metric of one of `types` (its `type`, or its name when it has no type)."""
+    for t in types:
+        for m in run["metrics"]:
+            if m.get("type", m.get("name")) == t:
+                return m
+    return None
 
 
 def is_number(x):
@@ -590,6 +649,139 @@ def series_figures(series, series_runs, figures_dir):
     return figures
 
 
+def volume_ratio_figure(case, case_runs, colors, figures_dir):
+    """V(x)/V(X) at the end of every step (summary.json's steps[k].volume_ratio), one line per run:
+    how much volume a solver loses or gains over the run. Drawn only when some run records it."""
+    recorded = [r for r in case_runs if any("volume_ratio" in s for s in r["steps"])]
+    if not recorded:
+        return None
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    use_time = all(is_number(s.get("time")) for r in recorded for s in r["steps"])
+    gaps = []
+    for run in recorded:
+        data = [((s["time"] if use_time else s.get("step")), s.get("volume_ratio")) for s in run["steps"]
+                if "volume_ratio" in s]
+        xs = [x for x, v in data if is_number(x) and is_number(v) and math.isfinite(v)]
+        ys = [v for x, v in data if is_number(x) and is_number(v) and math.isfinite(v)]
+        if len(xs) < len(data):
+            gaps.append(run["label"])
+        if xs:
+            ax.plot(xs, ys, marker="o", ms=3.5, color=colors[run["label"]], label=run["label"])
+    if not ax.lines:
+        plt.close(fig)
+        return None
+    ax.axhline(1.0, color="0.4", ls="--", lw=1, label="rest volume")
+    if not use_time:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, which="major", alpha=0.35)
+    ax.set_xlabel("time [s]" if use_time else "time step")
+    ax.set_ylabel("volume ratio V(x) / V(X) [-]")
+    ax.set_title(f"{case}: volume ratio over time")
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    name = f"{slug(case)}_volume_ratio"
+    caption = ("Volume of the deformed mesh over its rest volume at the end of every step (summary.json's "
+               "volume_ratio), one line per run that records it.")
+    if gaps:
+        caption += (" Steps without a finite value (a diverged state) are not drawn: "
+                    + ", ".join(gaps) + ".")
+    return Figure(name, f"{case}: volume ratio over time", caption, save_figure(fig, figures_dir, name))
+
+
+def sweep_columns(sweep):
+    """The sweep's solvers in order of appearance (skipped ones last), keyed by solver name, or by
+    run label when a case runs one solver twice (two option sets)."""
+    by_case = {}
+    for r in sweep["runs"]:
+        by_case.setdefault(r["case"], []).append(r["solver"])
+    by_label = any(len(v) != len(set(v)) for v in by_case.values())
+    key = (lambda r: r["label"]) if by_label else (lambda r: r["solver"])
+    columns = list(OrderedDict.fromkeys([key(r) for r in sweep["runs"]]
+                                        + [solver for _, solver in sweep["skipped"]]))
+    return columns, key
+
+
+def sweep_axis(values):
+    """How the swept values go on the x axis: "log" when they span a decade or more (iterations
+    10, 40, 160), "even" (ranks, labelled with the values) when their gaps differ more than 5x
+    (Poisson ratios 0.3 ... 0.499 would crowd at the right end), else "linear"."""
+    distinct = sorted(set(values))
+    if len(distinct) >= 2 and distinct[0] > 0 and distinct[-1] / distinct[0] >= 10:
+        return "log", {v: v for v in distinct}
+    gaps = [b - a for a, b in zip(distinct, distinct[1:])]
+    if len(gaps) >= 2 and max(gaps) > 5 * min(gaps):
+        return "even", {v: i for i, v in enumerate(distinct)}
+    return "linear", {v: v for v in distinct}
+
+
+def sweep_figure(name, sweep, figures_dir):
+    """Distance to the Newton solution against the swept parameter, one line per solver; a
+    diverged run is an x at the top of the axes, not a point."""
+    columns, key = sweep_columns(sweep)
+    mode, position = sweep_axis(list(sweep["points"].values()))
+    colors = colors_for(columns)
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    hidden, diverged, references = 0, [], set()
+    for i, column in enumerate(columns):
+        points = []
+        for r in sweep["runs"]:
+            if key(r) != column:
+                continue
+            x = position[sweep["points"][r["case"]]]
+            if r["diverged_step"] is not None:
+                diverged.append((x, column))
+                continue
+            m = metric_of_type(r, SWEEP_QUANTITIES[0][1])
+            value = m.get("value") if m else None
+            if m is not None and is_reference(m):
+                references.add(column)
+                continue
+            if is_number(value) and math.isfinite(value) and value > 0:
+                points.append((x, value))
+            elif m is not None:
+                hidden += 1
+        points.sort()
+        if points:
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker=MARKERS[i % len(MARKERS)], ms=6,
+                    color=colors[column], label=column)
+    for x, column in diverged:
+        ax.plot([x], [0.96], ls="none", marker="x", ms=10, mew=2, color=colors[column],
+                transform=ax.get_xaxis_transform(), clip_on=False)
+    if not ax.lines:
+        plt.close(fig)
+        return None
+    if diverged:
+        ax.plot([], [], ls="none", marker="x", ms=10, mew=2, color="0.3", label="diverged (colour: solver)")
+    ax.set_yscale("log")
+    label_short_log_axis(ax.yaxis)
+    values = sorted(position)
+    if mode == "log":
+        ax.set_xscale("log")
+        ax.set_xticks(values)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    else:
+        ax.set_xticks([position[v] for v in values])
+        ax.set_xticklabels([f"{v:g}" for v in values])
+    ax.grid(True, which="major", alpha=0.35)
+    metric_names = sorted({m["name"] for r in sweep["runs"] for m in [metric_of_type(r, SWEEP_QUANTITIES[0][1])]
+                           if m and isinstance(m.get("name"), str)})
+    ax.set_xlabel(sweep["parameter"] + (" (points evenly spaced; the values are not)" if mode == "even" else ""))
+    ax.set_ylabel("distance to Newton" + (f" ({', '.join(metric_names)})" if metric_names else ""))
+    ax.set_title(f"{name}: distance to Newton vs {sweep['parameter']}")
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    figure_name = f"sweep_{slug(name)}_distance_to_newton"
+    caption = (f"Distance to the Newton solution of the same scene ({', '.join(metric_names) or 'no metric'}; log) "
+               f"against {sweep['parameter']}, one line per solver. x at the top: the run diverged.")
+    if references:
+        caption += f" Not drawn: {', '.join(sorted(references))} (the reference itself)."
+    if hidden:
+        caption += f" {hidden} value(s) that are zero or not finite cannot be drawn on a log axis (see the table)."
+    return Figure(figure_name, f"{name}: distance to Newton vs {sweep['parameter']}", caption,
+                  save_figure(fig, figures_dir, figure_name))
+
+
 # ----------------------------------------------------------------------------- tables
 
 def runs_table(cases):
@@ -637,6 +829,47 @@ def series_table(series_runs):
                                                  r["label"]))
     rows = [[r["case"], fmt_number(r["mesh"].get("source")), element_label(r), fmt_number(r["nodes"]), r["label"]]
             + [fmt_number(metric_value(r, n)) for n in names] for r in ordered]
+    return header, rows
+
+
+def sweep_cell(run, types):
+    """One value of a sweep table: the metric's value (FAIL appended when it fails its gate), or
+    "diverged (step k)" for a run that diverged."""
+    if run["diverged_step"] is not None:
+        return f"diverged (step {run['diverged_step']})" if run["diverged_step"] else "diverged"
+    m = metric_of_type(run, types)
+    if m is None:
+        return "—"
+    if is_reference(m):
+        return "reference"
+    return fmt_number(m.get("value")) + (" FAIL" if metric_pass(m) is False else "")
+
+
+def is_reference(metric):
+    """A distance metric of the reference solver against its own solution (the runner writes
+    pass null and a note saying so): not a measurement."""
+    return metric.get("pass", False) is None and "own solution" in str(metric.get("note", ""))
+
+
+def sweep_table(sweep):
+    """One row per swept value (ascending), per solver the distance to Newton, the volume error
+    and the true residual reached; "skipped" for a pair the solver rejected, "not run" for a
+    solver the case does not list."""
+    columns, key = sweep_columns(sweep)
+    header = [sweep["parameter"], "case"] + [f"{c}: {q}" for c in columns for q, _ in SWEEP_QUANTITIES]
+    ordered = sorted(sweep["points"].items(), key=lambda item: (item[1], item[0]))
+    rows = []
+    for case, value in ordered:
+        row = [fmt_number(value, 6), case]
+        for column in columns:
+            run = next((r for r in sweep["runs"] if r["case"] == case and key(r) == column), None)
+            if run is not None:
+                row += [sweep_cell(run, types) for _, types in SWEEP_QUANTITIES]
+            elif (case, column) in sweep["skipped"]:
+                row += ["skipped"] * len(SWEEP_QUANTITIES)
+            else:
+                row += ["not run"] * len(SWEEP_QUANTITIES)
+        rows.append(row)
     return header, rows
 
 
@@ -703,7 +936,35 @@ def skipped_table(skipped):
     return (["case", "solver", "why it was not run"], [[e["case"], e["solver"], e["reason"]] for e in skipped])
 
 
-def build_sections(cases, runs, figures, series, series_figs, step, skipped=()):
+def sweep_sections(sweeps, sweep_figs):
+    """The Sweeps section: per sweep a figure (distance to Newton vs the parameter), the table, and
+    why the skipped pairs were not run."""
+    if not sweeps:
+        return []
+    items = [("Sweeps", "text",
+              "Validation cases that are points of a parameter sweep (the case file's `sweep`: the same scene "
+              "with one value changed by its `scene_patch`). Per sweep, one row per value and, per solver, the "
+              "distance to the Newton solution of the same patched scene, the volume error |V(x)/V(X) − 1| and "
+              "the true relative residual reached after the last step (Newton's volume error is the volume change of "
+              "the converged solution, the one to match); \"reference\" for Newton against its own solution, "
+              "\"diverged (step k)\" where the run diverged, \"skipped\" where the solver rejects the scene, FAIL where a value fails its gate.")]
+    for name, sweep in sweeps.items():
+        in_order = [case for case, _ in sorted(sweep["points"].items(), key=lambda item: (item[1], item[0]))]
+        items.append((None, "subheading", f"Sweep {name}: {sweep['parameter']} (cases {', '.join(in_order)})"))
+        if sweep_figs.get(name):
+            items.append((None, "figures", [sweep_figs[name]]))
+        else:
+            items.append((None, "text", "No figure: no run of this sweep has a distance to Newton to draw."))
+        items.append((None, "table", sweep_table(sweep)))
+        reasons = OrderedDict()
+        for (case, solver), reason in sorted(sweep["skipped"].items(), key=lambda item: in_order.index(item[0][0])):
+            reasons.setdefault((solver, reason), []).append(case)
+        for (solver, reason), skipped_cases in reasons.items():
+            items.append((None, "text", f"{solver} skipped ({', '.join(skipped_cases)}): {reason}"))
+    return items
+
+
+def build_sections(cases, runs, figures, series, series_figs, step, skipped=(), sweeps=None, sweep_figs=None):
     """The report as (heading, kind, content) items that both writers render the same way."""
     metric_rows = metric_table(cases)
     passed = sum(1 for row in metric_rows[1] if row[-1] == "PASS")
@@ -729,6 +990,7 @@ def build_sections(cases, runs, figures, series, series_figs, step, skipped=()):
         else:
             items.append((None, "text", "No figure: no metric named *error* has values on two or more node counts."))
         items.append((None, "table", series_table(series_runs)))
+    items += sweep_sections(sweeps or {}, sweep_figs or {})
     note = (f"{passed} passed, {failed} failed." if metric_rows[1]
             else "No run has a metrics.json (written by the validation runner); no metrics to show.")
     items.append(("Metrics", "text", note))
@@ -800,11 +1062,14 @@ def make_report(run_dirs, out_dir, step=None, skipped_path=None):
         made = [residual_history_figure(case, case_runs, step, colors, figures_dir),
                 own_residuals_figure(case, case_runs, step, colors, figures_dir),
                 final_residual_figure(case, case_runs, colors, figures_dir),
+                volume_ratio_figure(case, case_runs, colors, figures_dir),
                 error_figure(case, case_runs, colors, figures_dir)]
         figures[case] = [f for f in made if f is not None]
     series = group_by_series(runs)
     series_figs = {name: series_figures(name, series_runs, figures_dir) for name, series_runs in series.items()}
-    items = build_sections(cases, runs, figures, series, series_figs, step, skipped)
+    sweeps = group_by_sweep(runs, skipped)
+    sweep_figs = {name: sweep_figure(name, sweep, figures_dir) for name, sweep in sweeps.items()}
+    items = build_sections(cases, runs, figures, series, series_figs, step, skipped, sweeps, sweep_figs)
     generated = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     write_atomically(os.path.join(out_dir, "report.html"), render_html(items, generated).encode("utf-8"))
     write_atomically(os.path.join(out_dir, "report.md"), render_markdown(items, generated).encode("utf-8"))

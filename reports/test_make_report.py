@@ -66,6 +66,50 @@ def series_run(root, case, series, element_type, order, nodes, errors):
     return run_dir
 
 
+def sweep_run(root, case, solver, sweep, values, diverged_at=None, fail=(), reference=False):
+    """A validation run of one sweep point: metrics.json with the case's `sweep` and the three
+    quantities of the sweep tables (by metric type), summary.json with a diverged step if asked."""
+    run_dir = os.path.join(root, "sweep_runs", case, solver)
+    steps = [(1, 0.1, "iteration_budget"), (2, 0.2, "iteration_budget")]
+    if diverged_at:
+        steps = steps[:diverged_at - 1] + [(diverged_at, 1e3, "diverged")]
+    document = summary(solver, {}, 4096, 0.5, steps)
+    document["totals"]["diverged"] = diverged_at is not None
+    write(os.path.join(run_dir, "summary.json"), json.dumps(document))
+    write(os.path.join(run_dir, "iterations.csv"), iterations_csv([[1, 0.5, 0.1], [1, 0.5, 0.2]], 0.01))
+    types = {"distance": "reference_rms_error", "volume": "volume_ratio_error", "residual": "final_relative_residual"}
+    metrics = [{"name": f"my_{key}", "type": types[key], "value": None if diverged_at else value, "tolerance": 1.0,
+                "pass": key not in fail and not diverged_at}
+               for key, value in values.items()]
+    if reference:  # Newton against its own solution, as the runner writes it
+        metrics[0].update({"pass": None, "note": "not applicable: the reference is this solver's own solution"})
+    write(os.path.join(run_dir, "metrics.json"),
+          json.dumps({"case": case, "solver": solver, "label": solver, "sweep": sweep, "metrics": metrics}))
+    return run_dir
+
+
+def load_module():
+    spec = importlib.util.spec_from_file_location("make_report", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def capture_figures(module):
+    """Makes `module` record each saved figure's lines (label -> (x, y)) and x scale, then save it."""
+    plotted, save = {}, module.save_figure
+
+    def capture(fig, figures_dir, name):
+        ax = fig.axes[0]
+        plotted[name] = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
+                         for line in ax.get_lines()}
+        plotted[name + ":xscale"] = ax.get_xscale()
+        return save(fig, figures_dir, name)
+
+    module.save_figure = capture
+    return plotted
+
+
 class MakeReportTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -192,14 +236,7 @@ class MakeReportTest(unittest.TestCase):
         spec = importlib.util.spec_from_file_location("make_report", SCRIPT)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        plotted, save = {}, module.save_figure
-
-        def capture(fig, figures_dir, name):
-            plotted[name] = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
-                             for line in fig.axes[0].get_lines()}
-            return save(fig, figures_dir, name)
-
-        module.save_figure = capture
+        plotted = capture_figures(module)
         os.makedirs(self.out)
         module.series_figures("bend", [module.load_run(d) for d in self.series_runs()[:3]], self.out)
         self.assertEqual(plotted["series_bend_l2_error"], {
@@ -251,6 +288,135 @@ class MakeReportTest(unittest.TestCase):
         result = self.generate(self.run_b, extra=("--skipped", skipped))
         self.assertEqual(result.returncode, 2)
         self.assertIn("skipped.json: malformed", result.stderr)
+
+    def sweep_runs(self):
+        """Sweep "iters" over 160, 10, 40 (given out of order), the 40 case also the 0.3 point of
+        sweep "nu" (a list of two sweeps), and nu 0.49 where xpbd diverges at step 2. newton and
+        xpbd run everywhere, pbd only at 10 and 40 iterations; xpbd_qs is skipped (skipped.json)."""
+        root = self.tmp.name
+
+        def it(n):
+            return {"name": "iters", "parameter": "iterations per frame", "value": n}
+        nu = {"name": "nu", "parameter": "Poisson ratio", "value": 0.3}
+        run_dirs = []
+        for case, sweep, scale in (("it160", it(160), 0.01), ("it10", it(10), 1.0), ("it40", [it(40), nu], 0.1),
+                                   ("nu049", {"name": "nu", "parameter": "Poisson ratio", "value": 0.49}, 0.5)):
+            run_dirs.append(sweep_run(root, case, "newton", sweep,
+                                      {"distance": 0.0, "volume": 0.002, "residual": 1e-12}, reference=True))
+            run_dirs.append(sweep_run(root, case, "xpbd", sweep,
+                                      {"distance": 0.2 * scale, "volume": 0.03 * scale, "residual": 0.5 * scale},
+                                      diverged_at=2 if case == "nu049" else None,
+                                      fail=("residual",) if case == "it10" else ()))
+            if case in ("it10", "it40"):
+                run_dirs.append(sweep_run(root, case, "pbd", sweep,
+                                          {"distance": 0.4 * scale, "volume": 0.05 * scale, "residual": 0.9 * scale}))
+        skipped = os.path.join(root, "skipped.json")
+        write(skipped, json.dumps([{"case": c, "solver": "xpbd_qs", "reason": "quasistatic only"}
+                                   for c in ("it160", "it10", "it40", "nu049")]))
+        return run_dirs, skipped
+
+    def test_sweep_tables_list_every_value_and_solver(self):
+        run_dirs, skipped = self.sweep_runs()
+        result = self.generate(*run_dirs, extra=("--skipped", skipped))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            markdown = f.read()
+        with open(os.path.join(self.out, "report.html"), encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("## Sweeps", markdown)
+        self.assertIn("### Sweep iters: iterations per frame (cases it10, it40, it160)", markdown)
+        self.assertIn("<h3>Sweep nu: Poisson ratio (cases it40, nu049)</h3>", page)
+        quantities = ["distance to Newton", "volume error", "true residual"]
+        header = "| iterations per frame | case | " + " | ".join(
+            f"{s}: {q}" for s in ("newton", "xpbd", "pbd", "xpbd_qs") for q in quantities) + " |"
+        self.assertIn(header, markdown)
+        rows = ["| 10 | it10 | reference | 0.002 | 1e-12 | 0.2 | 0.03 | 0.5 FAIL | 0.4 | 0.05 | 0.9 "
+                "| skipped | skipped | skipped |",
+                "| 40 | it40 | reference | 0.002 | 1e-12 | 0.02 | 0.003 | 0.05 | 0.04 | 0.005 | 0.09 "
+                "| skipped | skipped | skipped |",
+                "| 160 | it160 | reference | 0.002 | 1e-12 | 0.002 | 0.0003 | 0.005 | not run | not run | not run "
+                "| skipped | skipped | skipped |"]
+        positions = [markdown.find(row) for row in rows]
+        self.assertTrue(all(p > markdown.find(header) for p in positions), positions)
+        self.assertEqual(positions, sorted(positions))
+        self.assertIn("| 0.49 | nu049 | reference | 0.002 | 1e-12 | diverged (step 2) | diverged (step 2) | diverged (step 2) "
+                      "| not run | not run | not run | skipped | skipped | skipped |", markdown)
+        self.assertIn("xpbd_qs skipped (it10, it40, it160): quasistatic only", markdown)
+        self.assertIn("<td>diverged (step 2)</td>", page)
+        figures = os.path.join(self.out, "figures")
+        self.assertEqual(sorted(n for n in os.listdir(figures) if n.startswith("sweep_")),
+                         ["sweep_iters_distance_to_newton.png", "sweep_iters_distance_to_newton.svg",
+                          "sweep_nu_distance_to_newton.png", "sweep_nu_distance_to_newton.svg"])
+        self.assertIn("](figures/sweep_iters_distance_to_newton.png)", markdown)
+        # Newton's zero distance is the reference itself: named, not counted as an undrawable value.
+        self.assertIn("Not drawn: newton (the reference itself).", markdown)
+        self.assertNotIn("cannot be drawn on a log axis (see the table)", markdown.split("## Sweeps")[1].split("## Metrics")[0])
+        # Runs of a sweep are still reported per case as before.
+        self.assertIn("## Case it10", markdown)
+
+    def test_sweep_figure_draws_one_line_per_solver_in_parameter_order(self):
+        module = load_module()
+        plotted = capture_figures(module)
+        os.makedirs(self.out)
+        run_dirs, skipped = self.sweep_runs()
+        runs = [module.load_run(d) for d in run_dirs]
+        sweeps = module.group_by_sweep(runs, module.read_skipped(skipped))
+        for name, sweep in sweeps.items():
+            module.sweep_figure(name, sweep, self.out)
+        # Newton's distance is 0 (not drawable on a log axis); iterations span 16x: log axis.
+        lines = plotted["sweep_iters_distance_to_newton"]
+        self.assertEqual(plotted["sweep_iters_distance_to_newton:xscale"], "log")
+        self.assertEqual(lines["xpbd"], ([10, 40, 160], [0.2 * 1.0, 0.2 * 0.1, 0.2 * 0.01]))
+        self.assertEqual(lines["pbd"], ([10, 40], [0.4 * 1.0, 0.4 * 0.1]))
+        self.assertNotIn("newton", lines)
+        # nu: xpbd diverged at 0.49: only its 0.3 point is a line point; the x is drawn apart.
+        lines = plotted["sweep_nu_distance_to_newton"]
+        self.assertEqual(lines["xpbd"], ([0.3], [0.2 * 0.1]))  # two values: a linear axis
+        self.assertIn("diverged (colour: solver)", lines)
+        # Uneven gaps (0.3, 0.45, 0.49, 0.499) go on evenly spaced ranks.
+        self.assertEqual(module.sweep_axis([0.3, 0.45, 0.49, 0.499])[0], "even")
+        self.assertEqual(module.sweep_axis([0.3, 0.45, 0.49, 0.499])[1][0.499], 3)
+        self.assertEqual(module.sweep_axis([0.1, 0.2, 0.3])[0], "linear")
+
+    def test_malformed_sweep_names_the_file(self):
+        run_dirs, _ = self.sweep_runs()
+        path = os.path.join(run_dirs[0], "metrics.json")
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
+        document["sweep"] = {"name": "iters", "parameter": "iterations per frame", "value": "ten"}
+        write(path, json.dumps(document))
+        result = self.generate(*run_dirs)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn(path, result.stderr)
+        self.assertIn("sweep", result.stderr)
+
+    def test_volume_ratio_figure_only_when_recorded(self):
+        result = self.generate(self.run_a, self.run_b)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        figure = os.path.join(self.out, "figures", "beam_volume_ratio.png")
+        self.assertFalse(os.path.exists(figure))
+        # Run B's steps carry volume_ratio (with time); a null (diverged) value is left out.
+        path = os.path.join(self.run_b, "summary.json")
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
+        document["steps"][0].update(time=0.01, volume_ratio=0.99)
+        document["steps"][1].update(time=0.02, volume_ratio=None)
+        write(path, json.dumps(document))
+        module = load_module()
+        plotted = capture_figures(module)
+        os.makedirs(os.path.join(self.out, "figures"), exist_ok=True)
+        runs = [module.load_run(d) for d in (self.run_a, self.run_b)]
+        colors = module.colors_for([r["label"] for r in runs])
+        made = module.volume_ratio_figure("beam", runs, colors, os.path.join(self.out, "figures"))
+        self.assertIsNotNone(made)
+        self.assertIn("not drawn: slow_solver substeps=10", made.caption)
+        self.assertEqual(plotted["beam_volume_ratio"]["slow_solver substeps=10"], ([0.01], [0.99]))
+        self.assertNotIn("newton", plotted["beam_volume_ratio"])  # run A records no volume_ratio
+        result = self.generate(self.run_a, self.run_b)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(os.path.isfile(figure))
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            self.assertIn("](figures/beam_volume_ratio.png)", f.read())
 
     def test_missing_summary_names_the_directory(self):
         broken = os.path.join(self.tmp.name, "not_a_run")

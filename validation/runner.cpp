@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 
 #include <Eigen/Core>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "pbdlab/build_info.hpp"
 #include "reference/newton.hpp"
 #include "solvers/registry.hpp"
+#include "validation/measures.hpp"
 
 namespace pbdlab {
 
@@ -84,6 +86,10 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
     return values;
   };
 
+  // V(X), for each frame's volume_ratio V(x)/V(X) (solid and plane strain bodies only).
+  const double rest_volume =
+      problem.hasElasticEnergy() ? deformedVolume(problem, problem.mesh.restPositionsFlat()) : 0.0;
+
   RunResult result;
   result.all_steps_converged = true;
   nlohmann::json steps = nlohmann::json::array();
@@ -142,6 +148,11 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
                             {"energy", last_energy},
                             {"probe_displacements", probeValues(state.x)}};
     if (substeps > 1) entry["substeps"] = substep_results;
+    // A diverged state may hold NaN: written as null (JSON has no NaN), never as a number.
+    if (problem.hasElasticEnergy()) {
+      const double ratio = deformedVolume(problem, state.x) / rest_volume;
+      entry["volume_ratio"] = std::isfinite(ratio) ? nlohmann::json(ratio) : nlohmann::json(nullptr);
+    }
     // Reported beside the projected residual; contacts: those the next step's detection finds.
     if (!problem.colliderTerms().empty() || problem.collisionDetector()) {
       const StepObjective next(problem, state.x, state.v, state.step);

@@ -13,6 +13,8 @@
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
 #include "solvers/registry.hpp"
+#include "validation/measures.hpp"
+#include "validation/scene_patch.hpp"
 
 namespace pbdlab {
 
@@ -90,15 +92,6 @@ MetricSpec parseMetric(const JsonReader& in, const json& value, const std::strin
   return metric;
 }
 
-double deformedVolume(const Problem& problem, const Positions& x) {
-  const ElasticEnergy& elastic = problem.elasticEnergy();
-  double volume = 0.0;
-  for (int e = 0; e < elastic.numElements(); ++e)
-    for (int q = 0; q < elastic.quadraturePointsPerElement(); ++q)
-      volume += elastic.quadratureVolume(e, q) * elastic.deformationGradient(e, q, x).determinant();
-  return volume;
-}
-
 // FNV-1a of the resolved scene without its solver and output sections: the key of a cached
 // reference (a changed material or mesh with the same DOF count must not reuse it).
 std::string sceneKey(const Scene& scene) {
@@ -145,7 +138,39 @@ Positions referenceSolution(const ValidationCase& validation_case, const Scene& 
   return result.final_positions;
 }
 
+// "sweep": {"name", "parameter", "value"}, or an array of them (a case that is a point of two
+// sweeps, e.g. the shared point of an iteration and a Poisson-ratio sweep).
+std::vector<ValidationCase::SweepPoint> parseSweeps(const JsonReader& in, const json& value) {
+  std::vector<std::pair<const json*, std::string>> entries;
+  if (value.is_array()) {
+    if (value.empty()) in.fail("/sweep", "must not be an empty array");
+    for (size_t k = 0; k < value.size(); ++k) entries.emplace_back(&value[k], jsonPointerChild("/sweep", k));
+  } else if (value.is_object()) {
+    entries.emplace_back(&value, "/sweep");
+  } else {
+    in.fail("/sweep", "must be an object {\"name\", \"parameter\", \"value\"} or an array of them, got " +
+                          describeJson(value));
+  }
+  std::vector<ValidationCase::SweepPoint> sweeps;
+  for (const auto& [entry, at] : entries) {
+    in.object(*entry, at);
+    in.onlyKeys(*entry, at, {"name", "parameter", "value"}, "of a sweep");
+    ValidationCase::SweepPoint point;
+    point.name = in.nonEmptyString(in.required(*entry, "name", at), at + "/name");
+    point.parameter = in.nonEmptyString(in.required(*entry, "parameter", at), at + "/parameter");
+    point.value = in.number(in.required(*entry, "value", at), at + "/value");
+    for (const ValidationCase::SweepPoint& other : sweeps)
+      if (other.name == point.name) in.fail(at + "/name", "names the sweep '" + point.name + "' a second time");
+    sweeps.push_back(point);
+  }
+  return sweeps;
+}
+
 }  // namespace
+
+Scene loadCaseScene(const ValidationCase& validation_case) {
+  return loadPatchedScene(validation_case.scene_path, validation_case.scene_patch, validation_case.path, "/scene_patch");
+}
 
 // Rotation angle about the x axis of each section's probe point (unwrapped along x, starting
 // from the x-min section), minus the straight line between the two end sections.
@@ -180,8 +205,8 @@ ValidationCase loadValidationCase(const std::string& path) {
   const JsonReader in(path);
   if (!document.is_object()) in.fail("(root)", "a validation case must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
-              {"name", "description", "series", "label", "scene", "solvers", "solver_options", "converged_steps",
-               "metrics"},
+              {"name", "description", "series", "label", "scene", "scene_patch", "sweep", "solvers", "solver_options",
+               "converged_steps", "expected_divergence", "metrics"},
               "of a validation case");
   ValidationCase c;
   c.path = path;
@@ -195,6 +220,11 @@ ValidationCase loadValidationCase(const std::string& path) {
   c.scene_path = (fs::path(path).parent_path() / in.string(in.required(document, "scene", ""), "/scene"))
                      .lexically_normal()
                      .string();
+  if (document.contains("scene_patch")) {
+    if (!fs::is_regular_file(c.scene_path)) in.fail("/scene", "no such scene file: " + c.scene_path + " (scene_patch patches it)");
+    c.scene_patch = readScenePatch(in, document["scene_patch"], "/scene_patch", c.scene_path);
+  }
+  if (document.contains("sweep")) c.sweeps = parseSweeps(in, document["sweep"]);
   const std::vector<std::string> known = solverNames();
   if (document.contains("solvers")) {
     const json& solvers = in.array(document["solvers"], "/solvers");
@@ -209,6 +239,17 @@ ValidationCase loadValidationCase(const std::string& path) {
     in.onlyKeys(c.solver_options, "/solver_options", known, "(not a registered solver)");
     for (const auto& [name, options] : c.solver_options.items())
       makeSolver(name, options, path, jsonPointerChild("/solver_options", name));
+  }
+  if (document.contains("expected_divergence")) {
+    // {"solver": "the measured run"}: solvers of the case that diverge on its scene (a result of
+    // a sweep point); their run passes only if it diverges.
+    const json& expected = in.object(document["expected_divergence"], "/expected_divergence");
+    for (const auto& [name, measured] : expected.items()) {
+      const std::string at = jsonPointerChild("/expected_divergence", name);
+      if (std::find(c.solvers.begin(), c.solvers.end(), name) == c.solvers.end())
+        in.fail(at, "'" + name + "' is not one of the case's solvers (" + joinNames(c.solvers) + ")");
+      c.expected_divergence[name] = in.nonEmptyString(measured, at);
+    }
   }
   const json& metrics = in.array(in.required(document, "metrics", ""), "/metrics");
   if (metrics.empty()) in.fail("/metrics", "must be a non-empty array");
@@ -240,7 +281,7 @@ json convergenceSummary(const std::vector<IterationRow>& rows, const std::vector
 CaseRunResult runValidationCase(const ValidationCase& validation_case, const std::string& solver,
                                 const std::string& run_dir, const std::string& reference_dir, bool progress,
                                 int max_iterations) {
-  Scene scene = loadScene(validation_case.scene_path);
+  Scene scene = loadCaseScene(validation_case);
   if (max_iterations > 0) {
     scene.solver.budget.max_iterations = max_iterations;
     scene.resolved["solver"]["max_iterations"] = max_iterations;
@@ -251,10 +292,7 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
     scene.solver.options = validation_case.solver_options[solver];
   else if (scene.solver.name != solver)
     scene.solver.options = json::object();
-  scene.solver.name = solver;
-  makeSolver(solver, scene.solver.options, validation_case.path, jsonPointerChild("/solver_options", solver));  // validate
-  scene.resolved["solver"]["name"] = solver;
-  scene.resolved["solver"]["options"] = scene.solver.options;
+  useSolver(scene, solver, json(scene.solver.options), validation_case.path, jsonPointerChild("/solver_options", solver));
   {
     const std::unique_ptr<Solver> instance = makeSolver(solver, scene.solver.options, validation_case.path,
                                                         jsonPointerChild("/solver_options", solver));
@@ -297,8 +335,8 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         if (step.contains("max_penetration")) value = std::max(value, step["max_penetration"].get<double>());
       unit = "m";
     } else if (metric.type == "volume_ratio_error") {
-      const double ratio = deformedVolume(problem, x) / deformedVolume(problem, problem.mesh.restPositionsFlat());
-      value = std::abs(ratio - metric.expected.value_or(1.0));
+      // NaN (a failed metric) for a problem without an elastic term (cloth).
+      value = std::abs(volumeRatio(problem, x) - metric.expected.value_or(1.0));
     } else if (metric.type == "torsion_angle_deviation") {
       value = torsionAngleDeviationDegrees(problem.mesh, displacement, metric);
       unit = "degrees";
@@ -340,19 +378,30 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
     const bool against_itself = (metric.type == "reference_max_error" || metric.type == "reference_rms_error") &&
                                 solver == "newton" && scene.solver.options.empty();
     const bool pass = std::isfinite(value) && value <= metric.tolerance;
+    const bool expected_divergence = validation_case.expected_divergence.count(solver) > 0;
     json row = {{"name", metric.name}, {"type", metric.type}, {"value", value},   {"tolerance", metric.tolerance},
                 {"kind", "accuracy"},  {"unit", unit},        {"measured", metric.measured}};
     if (against_itself) {
       row["pass"] = nullptr;
       row["note"] = "not applicable: the reference is this solver's own solution";
+    } else if (expected_divergence) {
+      row["pass"] = nullptr;
+      row["note"] = "not gated: the case expects this solver to diverge (expected_divergence)";
     } else {
       row["pass"] = pass;
       passed &= pass;
     }
     metrics.push_back(row);
   }
-  // The metrics count only if the steps they read converged (or reached the round-off floor).
-  {
+  if (validation_case.expected_divergence.count(solver)) {
+    // A measured divergence (a sweep point where this solver fails): the run passes only if it
+    // diverges again; value 1 (> tolerance 0) when it did not.
+    passed &= run.diverged;
+    metrics.push_back({{"name", "expected_divergence"}, {"type", "expected_divergence"}, {"value", run.diverged ? 0 : 1},
+                       {"tolerance", 0}, {"kind", "divergence"}, {"unit", "expected divergence not seen"},
+                       {"pass", run.diverged}, {"measured", validation_case.expected_divergence.at(solver)}});
+  } else {
+    // The metrics count only if the steps they read converged (or reached the round-off floor).
     int unconverged = 0;
     for (const json& step : run.summary["steps"]) {
       const std::string reason = step["stop_reason"].get<std::string>();
@@ -381,9 +430,15 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
                  {"totals", run.summary["totals"]},
                  {"convergence", convergenceSummary(run.log.rowsOfStep(last_step), {1e-2, 1e-4, 1e-6})}};
   if (!validation_case.series.empty()) result["series"] = validation_case.series;
+  if (!validation_case.sweeps.empty()) {
+    result["sweep"] = json::array();
+    for (const ValidationCase::SweepPoint& point : validation_case.sweeps)
+      result["sweep"].push_back({{"name", point.name}, {"parameter", point.parameter}, {"value", point.value}});
+  }
+  if (!validation_case.scene_patch.empty()) result["scene_patch"] = validation_case.scene_patch;
   result["convergence"]["step"] = last_step;
   writeFileAtomically((fs::path(run_dir) / "metrics.json").string(), result.dump(2) + "\n");
-  return {result, passed};
+  return {result, passed, ""};
 }
 
 }  // namespace pbdlab

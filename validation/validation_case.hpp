@@ -2,6 +2,7 @@
 // A validation case: a scene, the solvers it is run with, and the metrics that judge a run,
 // each with a tolerance justified by a measured run written beside it in the case file
 // (STYLE.md 6). Cases live in validation/cases/*.json; docs/validation.md has the format.
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -57,6 +58,22 @@ struct ValidationCase {
   std::string converged_steps = "all";
   std::string label = "fast";  // "fast": plain ctest and `pbdlab validate`; "full": on request
   std::string scene_path;      // resolved against the case file's folder
+  // "scene_patch": JSON pointer of the scene file -> value, applied to the scene's JSON before
+  // it is validated and resolved (a variant of a scene without a copy of its file). Every
+  // pointer names a value the scene file has, and the value keeps its JSON type.
+  nlohmann::json scene_patch = nlohmann::json::object();
+  // "sweep": the parameter sweeps the case is one point of (the report tabulates and plots each
+  // sweep against `value`). Empty: not part of a sweep.
+  struct SweepPoint {
+    std::string name;       // the sweep, e.g. "falling_block_iterations"
+    std::string parameter;  // what is varied, e.g. "iterations per frame"
+    double value = 0.0;     // its value at this case
+  };
+  std::vector<SweepPoint> sweeps;
+  // "expected_divergence": solver -> the measured run that showed it diverging on this case's
+  // scene (a sweep point past a solver's stability). Such a run passes only if it diverges;
+  // its other metrics are shown, not gated.
+  std::map<std::string, std::string> expected_divergence;
   // Default: the reference solvers (referenceSolverNames()) that accept the scene; a case
   // names the position-based solvers it judges.
   std::vector<std::string> solvers;
@@ -68,6 +85,10 @@ struct ValidationCase {
 ValidationCase loadValidationCase(const std::string& path);
 // Every *.json case under `folder`, sorted by name.
 std::vector<ValidationCase> loadValidationCases(const std::string& folder);
+// The case's scene with its scene_patch applied before the scene is validated and resolved (so
+// `resolved`, and the key of a cached Newton reference, are those of the patched scene). An
+// invalid patched value is an InputError naming the case file and its /scene_patch field.
+Scene loadCaseScene(const ValidationCase& validation_case);
 
 struct CaseRunResult {
   nlohmann::json metrics;  // the metrics.json written into the run folder

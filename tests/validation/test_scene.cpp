@@ -18,6 +18,7 @@
 #include "meshes/box_mesh.hpp"
 #include "meshes/mesh_cache.hpp"
 #include "meshes/msh_io.hpp"
+#include "tests/support/temporary_mesh_cache.hpp"
 #include "validation/runner.hpp"
 
 namespace pbdlab {
@@ -25,25 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// Scenes load their meshes through the mesh cache (PBDLAB_CACHE_DIR): these tests use a
-// temporary cache folder, never the user's.
-class TemporaryMeshCache : public ::testing::Environment {
- public:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / ("pbdlab_test_scene_cache_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    ::setenv("PBDLAB_CACHE_DIR", dir_.c_str(), 1);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
- private:
-  fs::path dir_;
-};
-const ::testing::Environment* const kTemporaryMeshCache = ::testing::AddGlobalTestEnvironment(new TemporaryMeshCache);
 
 // A fresh folder per test under the GoogleTest temp dir, removed afterwards.
 class TempFolder {

@@ -197,6 +197,157 @@ TEST(ValidationCase, TorsionAngleDeviationOfKnownFields) {
   }
 }
 
+// scene_patch: every pointer must name a value of the scene file and keep its JSON type; sweep:
+// {name, parameter, value} or an array of them. Errors name the case file and the field.
+TEST(ValidationCase, ScenePatchAndSweepErrorsNameTheCaseField) {
+  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
+  const std::string base = R"("name": "x", "scene": ")" + scene + R"(", )";
+  const std::string rest = R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})";
+  // Loads when right; keys are pointers (escaped as field names: "/" is "~1").
+  const ValidationCase good = loadValidationCase(writeCase("good.json",
+      "{" + base + R"("scene_patch": {"/material/poisson_ratio": 0.45, "/time/steps": 2}, )" +
+      R"("sweep": [{"name": "nu", "parameter": "Poisson ratio", "value": 0.45}, {"name": "n", "parameter": "steps", "value": 2}], )" + rest));
+  EXPECT_EQ(good.scene_patch["/material/poisson_ratio"], 0.45);
+  ASSERT_EQ(good.sweeps.size(), 2u);
+  EXPECT_EQ(good.sweeps[1].parameter, "steps");
+  EXPECT_EQ(good.sweeps[0].value, 0.45);
+  expectField("{" + base + R"("scene_patch": {"/material/poisson": 0.45}, )" + rest, "/scene_patch/~1material~1poisson");
+  expectField("{" + base + R"("scene_patch": {"/mesh/cells/7": 3}, )" + rest, "/scene_patch/~1mesh~1cells~17");
+  expectField("{" + base + R"("scene_patch": {"/mesh/cells/x": 3}, )" + rest, "/scene_patch/~1mesh~1cells~1x");
+  expectField("{" + base + R"("scene_patch": {"material/poisson_ratio": 0.45}, )" + rest,
+              "/scene_patch/material~1poisson_ratio");
+  expectField("{" + base + R"("scene_patch": {"": {}}, )" + rest, "/scene_patch/");
+  expectField("{" + base + R"("scene_patch": {"/material/poisson_ratio": "0.45"}, )" + rest,
+              "/scene_patch/~1material~1poisson_ratio");
+  expectField("{" + base + R"("scene_patch": {"/time/steps": 1.5}, )" + rest, "/scene_patch/~1time~1steps");
+  expectField("{" + base + R"("scene_patch": {"/mesh/cells": 3}, )" + rest, "/scene_patch/~1mesh~1cells");
+  expectField("{" + base + R"("scene_patch": {}, )" + rest, "/scene_patch");
+  expectField("{" + base + R"("scene_patch": [1], )" + rest, "/scene_patch");
+  expectField(R"({"name": "x", "scene": "nosuch.json", "scene_patch": {"/time/steps": 2}, )" + rest, "/scene");
+  expectField("{" + base + R"("sweep": {"name": "nu", "parameter": "Poisson ratio"}, )" + rest, "/sweep/value");
+  expectField("{" + base + R"("sweep": {"name": "nu", "parameter": "Poisson ratio", "value": "0.3"}, )" + rest,
+              "/sweep/value");
+  expectField("{" + base + R"("sweep": {"name": "", "parameter": "Poisson ratio", "value": 0.3}, )" + rest, "/sweep/name");
+  expectField("{" + base + R"("sweep": {"name": "nu", "parameter": "p", "value": 0.3, "valeu": 1}, )" + rest,
+              "/sweep/valeu");
+  expectField("{" + base + R"("sweep": "nu", )" + rest, "/sweep");
+  expectField("{" + base + R"("sweep": [], )" + rest, "/sweep");
+  expectField("{" + base + R"("sweep": [{"name": "nu", "parameter": "p", "value": 0.3}, {"name": "nu", "parameter": "q", "value": 1}], )" + rest,
+              "/sweep/1/name");
+}
+
+// The patch is applied before the scene is validated and resolved: the problem and `resolved`
+// carry the patched value, and a value the scene rejects is the case's error at its field.
+TEST(ValidationCase, ScenePatchIsAppliedBeforeTheSceneIsResolved) {
+  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
+  const std::string rest = R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})";
+  const auto caseWith = [&](const std::string& patch) {
+    return loadValidationCase(writeCase("patched.json", R"({"name": "x", "scene": ")" + scene +
+                                                            R"(", "scene_patch": )" + patch + ", " + rest));
+  };
+  const Scene patched = loadCaseScene(caseWith(R"({"/material/poisson_ratio": 0.45, "/solver/max_iterations": 7})"));
+  EXPECT_EQ(patched.resolved["material"]["poisson_ratio"], 0.45);
+  EXPECT_EQ(patched.problem.material.poisson_ratio, 0.45);
+  EXPECT_EQ(patched.solver.budget.max_iterations, 7);
+  EXPECT_EQ(patched.resolved["solver"]["max_iterations"], 7);
+  EXPECT_EQ(patched.path, scene);  // relative paths in the scene resolve as for the scene itself
+  const ValidationCase bad = caseWith(R"({"/material/poisson_ratio": 0.5})");
+  try {
+    loadCaseScene(bad);
+    FAIL() << "nu = 0.5 accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.file(), bad.path);
+    EXPECT_EQ(error.field(), "/scene_patch/~1material~1poisson_ratio") << error.what();
+    EXPECT_NE(std::string(error.what()).find("poisson_ratio"), std::string::npos) << error.what();
+  }
+}
+
+// The cached Newton reference is keyed by the resolved (patched) scene: a variant with another
+// Young's modulus in the same reference folder computes its own reference (Newton against it:
+// round-off) instead of reusing the first variant's (a relative error near 0.5).
+TEST(ValidationCase, PatchedVariantsDoNotShareANewtonReference) {
+  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
+  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_patch_reference";
+  fs::remove_all(folder);
+  for (const std::string& youngs : {std::string("1e6"), std::string("2e6")}) {
+    const std::string text = R"({"name": "c", "scene": ")" + scene + R"(", "scene_patch": {"/material/youngs_modulus": )" +
+                             youngs + R"(}, "solvers": ["newton"], "metrics": [{"name": "rms", "type": "reference_rms_error", )" +
+                             R"("tolerance": 1, "measured": "x"}]})";
+    const ValidationCase c = loadValidationCase(writeCase("variant.json", text));
+    const CaseRunResult result =
+        runValidationCase(c, "newton", (folder / "run").string(), (folder / "references" / "c").string(), false);
+    EXPECT_LT(result.metrics["metrics"][0]["value"].get<double>(), 1e-9) << "E = " << youngs;
+    const nlohmann::json summary = nlohmann::json::parse(std::ifstream(folder / "run" / "summary.json"));
+    EXPECT_EQ(summary["scene_resolved"]["material"]["youngs_modulus"], std::stod(youngs));
+  }
+  fs::remove_all(folder);
+}
+
+// The sweep points go into metrics.json (always as an array), like the series name.
+TEST(ValidationCase, SweepGoesIntoMetricsJsonWhenGiven) {
+  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
+  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_sweep";
+  fs::remove_all(folder);
+  const std::string rest = R"("scene": ")" + scene + R"(", "solvers": ["newton"], "metrics": [{"name": "m", )" +
+                           R"("type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})";
+  for (const std::string& sweep : {std::string(), std::string(R"({"name": "nu", "parameter": "Poisson ratio", "value": 0.3})")}) {
+    const std::string text = R"({"name": "c", )" + (sweep.empty() ? std::string() : R"("sweep": )" + sweep + ", ") + rest;
+    const ValidationCase c = loadValidationCase(writeCase("sweep.json", text));
+    runValidationCase(c, "newton", (folder / "run").string(), (folder / "references" / "c").string(), false);
+    const nlohmann::json written = nlohmann::json::parse(std::ifstream(folder / "run" / "metrics.json"));
+    if (sweep.empty()) {
+      EXPECT_FALSE(written.contains("sweep"));
+    } else {
+      EXPECT_EQ(written["sweep"], nlohmann::json::parse(R"([{"name": "nu", "parameter": "Poisson ratio", "value": 0.3}])"));
+    }
+  }
+  fs::remove_all(folder);
+}
+
+// expected_divergence: a solver that diverges at a sweep point passes only if it diverges.
+// FP-PXPBD diverges at step 3 of the falling block on an 8^3 grid at nu = 0.4999 (measured
+// 2026-11-23); Newton does not diverge on the sagging block, so expecting it to fails.
+TEST(ValidationCase, ExpectedDivergencePassesOnlyWhenTheRunDiverges) {
+  const std::string scenes = (fs::path(PBDLAB_SOURCE_DIR) / "scenes").string();
+  const std::string metric = R"("metrics": [{"name": "r", "type": "final_relative_residual", "tolerance": 1e-3, "measured_value": 1e-4, "measured": "x"}]})";
+  expectField(R"({"name": "x", "scene": "s.json", "solvers": ["newton"], "expected_divergence": {"pbd": "m"}, )" + metric,
+              "/expected_divergence/pbd");
+  expectField(R"({"name": "x", "scene": "s.json", "solvers": ["newton"], "expected_divergence": {"newton": ""}, )" + metric,
+              "/expected_divergence/newton");
+  expectField(R"({"name": "x", "scene": "s.json", "expected_divergence": ["newton"], )" + metric, "/expected_divergence");
+  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_expected_divergence";
+  fs::remove_all(folder);
+  const std::string diverging = R"({"name": "d", "scene": ")" + scenes + R"(/xpbd_falling_block_res16.json", )" +
+                                R"("scene_patch": {"/mesh/nodes_per_side": 8, "/material/poisson_ratio": 0.4999, "/time/steps": 3}, )" +
+                                R"("solvers": ["fp_pxpbd"], "converged_steps": "none", )";
+  for (const bool expect : {false, true}) {
+    const std::string text = diverging + (expect ? R"("expected_divergence": {"fp_pxpbd": "diverges at step 3"}, )" : "") + metric;
+    const ValidationCase c = loadValidationCase(writeCase("diverging.json", text));
+    const CaseRunResult result =
+        runValidationCase(c, "fp_pxpbd", (folder / "run").string(), (folder / "references" / "d").string(), false);
+    const nlohmann::json& rows = result.metrics["metrics"];
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(result.passed, expect) << rows.dump();
+    if (expect) {
+      EXPECT_TRUE(rows[0]["pass"].is_null()) << rows.dump();  // shown, not gated
+      EXPECT_EQ(rows[1]["name"], "expected_divergence");
+      EXPECT_EQ(rows[1]["pass"], true);
+    } else {
+      EXPECT_EQ(rows[1]["name"], "steps_converged");
+      EXPECT_EQ(rows[1]["pass"], false);  // a diverged run fails a case that does not expect it
+    }
+  }
+  const std::string converging = R"({"name": "n", "scene": ")" + scenes + R"(/sagging_block.json", "solvers": ["newton"], )" +
+                                 R"("expected_divergence": {"newton": "x"}, )" + metric;
+  const ValidationCase c = loadValidationCase(writeCase("converging.json", converging));
+  const CaseRunResult result =
+      runValidationCase(c, "newton", (folder / "run").string(), (folder / "references" / "n").string(), false);
+  EXPECT_FALSE(result.passed);
+  EXPECT_EQ(result.metrics["metrics"][1]["value"], 1);
+  EXPECT_EQ(result.metrics["metrics"][1]["pass"], false);
+  fs::remove_all(folder);
+}
+
 TEST(ValidationCase, ConvergenceSummaryFindsTheFirstIterationBelowEachThreshold) {
   std::vector<IterationRow> rows;
   for (int k = 0; k < 5; ++k) {

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `pbdlab table` with the "solvers" layout: one line per (row, solver) with our time and
+# iterations per step beside the paper's, a solver that rejects the scene listed as skipped,
+# the row's scene_patch applied; a bad table file is refused naming its field (exit 2).
+# Usage: table_solvers.sh PBDLAB
+set -euo pipefail
+pbdlab=$1
+data=$(mktemp -d)
+trap 'rm -rf "$data"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+mkdir -p "$data/benchmarks/tables" "$data/scenes"
+cat > "$data/scenes/block.json" <<'JSON'
+{"name": "block", "mesh": {"type": "box", "size": [2, 1, 1], "cells": [4, 2, 2]},
+ "material": {"model": "fixed_corotated", "youngs_modulus": 1000, "poisson_ratio": 0.3, "density": 10},
+ "gravity": [0, -9.8, 0], "dirichlet": [{"node_set": "x-min"}],
+ "time": {"integrator": "backward_euler", "dt": 0.01, "steps": 20},
+ "solver": {"name": "xpbd", "max_iterations": 7, "target_relative_residual": 1e-12},
+ "output": {"vtu": "none"}}
+JSON
+cat > "$data/benchmarks/tables/tiny.json" <<'JSON'
+{"id": "tiny", "title": "a tiny table", "layout": "solvers", "note": "a note",
+ "rows": [{"label": "Block", "scene": "../../scenes/block.json", "scene_patch": {"/time/steps": 3},
+           "solvers": {"xpbd": {}, "fp_pxpbd": {}, "xpbd_qs": {}}}],
+ "theirs": {"source": "a paper", "machine": "theirs", "values": {"Block": {"xpbd": {"ms_per_frame": 123, "iterations_per_frame": 7}}}}}
+JSON
+"$pbdlab" table tiny --data-dir "$data" --out "$data/runs" > "$data/table.md"
+cat "$data/table.md"
+grep -q '^| Block | xpbd | 45 | 80 | 0.01 | 3 | [0-9.]* | 123 | 7.0 | 7 | [0-9.]* |$' "$data/table.md" || fail "xpbd line"
+grep -q '^| Block | fp_pxpbd | 45 | 80 | 0.01 | 3 | [0-9.]* | – | 7.0 | – | [0-9.]* |$' "$data/table.md" || fail "fp_pxpbd line"
+grep -q '^| Block | xpbd_qs | .* skipped: .*quasistatic' "$data/table.md" || fail "xpbd_qs is not listed as skipped"
+grep -q '^Theirs: a paper (theirs)' "$data/table.md" || fail "no source line"
+[[ -s $data/runs/tiny/Block/xpbd/summary.json ]] || fail "no run folder per solver"
+grep -q '"steps": 3' "$data/runs/tiny/Block/xpbd/summary.json" || fail "scene_patch not applied to the resolved scene"
+
+# Bad input: an unknown solver and a patch of a value the scene does not have.
+sed 's/"fp_pxpbd": {}/"nosuch": {}/' "$data/benchmarks/tables/tiny.json" > "$data/benchmarks/tables/bad1.json"
+sed 's|"/time/steps"|"/time/frames"|' "$data/benchmarks/tables/tiny.json" > "$data/benchmarks/tables/bad2.json"
+for bad in bad1:/rows/0/solvers bad2:/rows/0/scene_patch/~1time~1frames; do
+  id=${bad%%:*} field=${bad#*:}
+  status=0
+  "$pbdlab" table "$id" --data-dir "$data" --out "$data/runs" > /dev/null 2> "$data/err.txt" || status=$?
+  cat "$data/err.txt"
+  [[ $status == 2 ]] || fail "$id: exit $status, not 2"
+  grep -qF "$id.json" "$data/err.txt" && grep -qF "$field" "$data/err.txt" || fail "$id: the error does not name the file and $field"
+done
+echo "table_solvers: ok"

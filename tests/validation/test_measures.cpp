@@ -1,0 +1,94 @@
+// validation/measures: the deformed volume by quadrature (exact for affine maps), NaN without
+// an elastic term (cloth), and the runner's per-frame volume_ratio in summary.json.
+#include "validation/measures.hpp"
+
+#include <gtest/gtest.h>
+#include <Eigen/LU>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "tests/support/temporary_mesh_cache.hpp"
+#include "validation/runner.hpp"
+#include "validation/scene.hpp"
+
+namespace pbdlab {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json solidScene(int order) {
+  json document = json::parse(R"({
+    "mesh": {"type": "box", "size": [2, 1, 1], "cells": [2, 1, 1]},
+    "material": {"model": "fixed_corotated", "youngs_modulus": 1000, "poisson_ratio": 0.3, "density": 10},
+    "time": {"integrator": "backward_euler", "dt": 0.01, "steps": 2},
+    "output": {"vtu": "none"}
+  })");
+  document["mesh"]["order"] = order;
+  return document;
+}
+
+// x = A X + b maps every volume by det A; the quadrature of det F is exact for it.
+Positions affineMap(const Problem& problem, const Mat3& a, const Vec3& b) {
+  Positions x = problem.mesh.restPositionsFlat();
+  for (int i = 0; i < problem.numNodes(); ++i) x.segment<3>(3 * i) = a * x.segment<3>(3 * i) + b;
+  return x;
+}
+
+TEST(Measures, VolumeOfAnAffineMapIsDetATimesTheRestVolume) {
+  for (int order : {1, 2}) {
+    const Scene scene = parseScene(solidScene(order), "solid.json");
+    const Problem& problem = scene.problem;
+    EXPECT_NEAR(deformedVolume(problem, problem.mesh.restPositionsFlat()), 2.0, 1e-12) << "order " << order;
+    Mat3 a;
+    a << 1.3, 0.2, 0.0, -0.1, 0.8, 0.3, 0.05, 0.0, 1.1;
+    const Positions x = affineMap(problem, a, Vec3(0.4, -2.0, 1.0));
+    EXPECT_NEAR(deformedVolume(problem, x), 2.0 * a.determinant(), 1e-12) << "order " << order;
+    EXPECT_NEAR(volumeRatio(problem, x), a.determinant(), 1e-12) << "order " << order;
+    // Inversion counts negatively (det F < 0), as the quadrature of det F says.
+    EXPECT_NEAR(volumeRatio(problem, affineMap(problem, -Mat3::Identity(), Vec3::Zero())), -1.0, 1e-12);
+  }
+}
+
+TEST(Measures, NoElasticTermGivesNaN) {
+  const json cloth = json::parse(R"({
+    "mesh": {"type": "rectangle", "embedding": "3d_surface", "size": [1, 1], "cells": [2, 2]},
+    "material": {"model": "fixed_corotated", "youngs_modulus": 100, "poisson_ratio": 0.3, "density": 1},
+    "discretization": {"triangles": "membrane"},
+    "time": {"integrator": "backward_euler", "dt": 0.01, "steps": 1},
+    "output": {"vtu": "none"}
+  })");
+  const Scene scene = parseScene(cloth, "cloth.json");
+  ASSERT_FALSE(scene.problem.hasElasticEnergy());
+  EXPECT_TRUE(std::isnan(deformedVolume(scene.problem, scene.problem.mesh.restPositionsFlat())));
+  EXPECT_TRUE(std::isnan(volumeRatio(scene.problem, scene.problem.mesh.restPositionsFlat())));
+  // (The runner writes volume_ratio only when hasElasticEnergy(); runScene cannot take a
+  // membrane yet: its FieldSampler needs a volume mesh.)
+}
+
+TEST(Measures, SummaryHasEachFramesVolumeRatio) {
+  json document = solidScene(1);
+  // Stretch the bar by 10% along x over two quasistatic steps: its volume grows (nu < 0.5) and the last
+  // frame's ratio is the one measured from the final positions.
+  document["dirichlet"] = json::parse(R"([{"node_set": "x-min"},
+    {"node_set": "x-max", "motion": [{"type": "translate", "by": [0.2, 0, 0]}]}])");
+  document["time"] = json::parse(R"({"integrator": "quasistatic", "dt": 1, "steps": 2})");
+  const Scene scene = parseScene(document, "stretch.json");
+  const fs::path out = fs::path(::testing::TempDir()) / ("pbdlab_test_measures_run_" + std::to_string(::getpid()));
+  const RunResult result = runScene(scene, {out.string(), false});
+  const json& steps = result.summary["steps"];
+  ASSERT_EQ(steps.size(), 2u);
+  for (const json& step : steps) {
+    ASSERT_TRUE(step.contains("volume_ratio"));
+    EXPECT_GT(step["volume_ratio"].get<double>(), 1.0);
+  }
+  EXPECT_DOUBLE_EQ(steps.back()["volume_ratio"].get<double>(), volumeRatio(scene.problem, result.final_positions));
+  fs::remove_all(out);
+}
+
+}  // namespace
+}  // namespace pbdlab
