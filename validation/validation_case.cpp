@@ -205,7 +205,7 @@ ValidationCase loadValidationCase(const std::string& path) {
   const JsonReader in(path);
   if (!document.is_object()) in.fail("(root)", "a validation case must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
-              {"name", "description", "series", "label", "scene", "scene_patch", "sweep", "solvers", "solver_options",
+              {"name", "description", "series", "label", "scene", "scene_patch", "sweep", "solvers", "solver_options", "solver_max_iterations",
                "converged_steps", "expected_divergence", "metrics"},
               "of a validation case");
   ValidationCase c;
@@ -239,6 +239,15 @@ ValidationCase loadValidationCase(const std::string& path) {
     in.onlyKeys(c.solver_options, "/solver_options", known, "(not a registered solver)");
     for (const auto& [name, options] : c.solver_options.items())
       makeSolver(name, options, path, jsonPointerChild("/solver_options", name));
+  }
+  if (document.contains("solver_max_iterations")) {
+    const json& budgets = in.object(document["solver_max_iterations"], "/solver_max_iterations");
+    for (const auto& [name, value] : budgets.items()) {
+      const std::string at = jsonPointerChild("/solver_max_iterations", name);
+      if (std::find(c.solvers.begin(), c.solvers.end(), name) == c.solvers.end())
+        in.fail(at, "'" + name + "' is not one of the case's solvers");
+      c.solver_max_iterations[name] = in.integerAtLeast(value, at, 1);
+    }
   }
   if (document.contains("expected_divergence")) {
     // {"solver": "the measured run"}: solvers of the case that diverge on its scene (a result of
@@ -282,7 +291,11 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
                                 const std::string& run_dir, const std::string& reference_dir, bool progress,
                                 int max_iterations) {
   Scene scene = loadCaseScene(validation_case);
-  if (max_iterations > 0) {
+  if (auto budget = validation_case.solver_max_iterations.find(solver); budget != validation_case.solver_max_iterations.end()) {
+    scene.solver.budget.max_iterations = budget->second;
+    scene.resolved["solver"]["max_iterations"] = budget->second;
+  }
+  if (max_iterations > 0) {  // the command line's override wins (a deliberately degraded run)
     scene.solver.budget.max_iterations = max_iterations;
     scene.resolved["solver"]["max_iterations"] = max_iterations;
   }

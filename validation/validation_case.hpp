@@ -78,6 +78,9 @@ struct ValidationCase {
   // names the position-based solvers it judges.
   std::vector<std::string> solvers;
   nlohmann::json solver_options = nlohmann::json::object();  // per solver name
+  // "solver_max_iterations": {"solver": N}, a solver's iteration budget per step in place of
+  // the scene's (an equal time budget converted to each solver's iteration count).
+  std::map<std::string, int> solver_max_iterations;
   std::vector<MetricSpec> metrics;
 };
 

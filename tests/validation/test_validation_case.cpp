@@ -304,6 +304,27 @@ TEST(ValidationCase, SweepGoesIntoMetricsJsonWhenGiven) {
   fs::remove_all(folder);
 }
 
+// solver_max_iterations: each named solver runs with its own iteration budget per step (an
+// equal time budget converted per solver), the others with the scene's.
+TEST(ValidationCase, SolverMaxIterationsSetsThatSolversBudget) {
+  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
+  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_solver_budget";
+  fs::remove_all(folder);
+  const std::string rest = R"("scene": ")" + scene + R"(", "converged_steps": "none", "metrics": [{"name": "m", )" +
+                           R"("type": "final_relative_residual", "tolerance": 10, "measured_value": 1, "measured": "x"}]})";
+  const ValidationCase c = loadValidationCase(
+      writeCase("budget.json", R"({"name": "c", "solvers": ["newton", "xpbd_qs"], "solver_max_iterations": {"newton": 1}, )" + rest));
+  runValidationCase(c, "newton", (folder / "run").string(), (folder / "references" / "c").string(), false);
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(folder / "run" / "summary.json"));
+  EXPECT_EQ(summary["scene_resolved"]["solver"]["max_iterations"], 1);
+  for (const auto& step : summary["steps"]) EXPECT_EQ(step["iterations"], 1) << step.dump();
+  fs::remove_all(folder);
+  expectField(R"({"name": "c", "solvers": ["newton"], "solver_max_iterations": {"xpbd": 3}, )" + rest,
+              "/solver_max_iterations/xpbd");
+  expectField(R"({"name": "c", "solvers": ["newton"], "solver_max_iterations": {"newton": 0}, )" + rest,
+              "/solver_max_iterations/newton");
+}
+
 // expected_divergence: a solver that diverges at a sweep point passes only if it diverges.
 // FP-PXPBD diverges at step 3 of the falling block on an 8^3 grid at nu = 0.4999 (measured
 // 2026-11-23); Newton does not diverge on the sagging block, so expecting it to fails.
