@@ -1,6 +1,8 @@
 #include "validation/compare.hpp"
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -31,6 +33,12 @@ std::map<std::pair<std::string, std::string>, json> readRuns(const std::string& 
   return runs;
 }
 
+// A metric's value; null (how JSON writes a non-finite value, e.g. the residual of a run that
+// was expected to diverge) reads as NaN.
+double metricValue(const json& value) {
+  return value.is_number() ? value.get<double>() : std::numeric_limits<double>::quiet_NaN();
+}
+
 }  // namespace
 
 CompareResult compareValidationRuns(const std::string& baseline_dir, const std::string& current_dir,
@@ -52,19 +60,22 @@ CompareResult compareValidationRuns(const std::string& baseline_dir, const std::
       const std::string name = metric["name"];
       auto m = now_metrics.find(name);
       if (m == now_metrics.end()) {
-        result.rows.push_back({key.first, key.second, name, metric["value"].get<double>(), 0, 0, "missing"});
+        result.rows.push_back({key.first, key.second, name, metricValue(metric["value"]), 0, 0, "missing"});
         result.accuracy_regression = true;
         continue;
       }
-      const double b = metric["value"].get<double>(), c = m->second["value"].get<double>();
+      const double b = metricValue(metric["value"]), c = metricValue(m->second["value"]);
       const double tolerance = m->second["tolerance"].get<double>();
       // A metric without a verdict (pass null: e.g. Newton against its own reference) cannot fail.
       const bool now_fails = m->second["pass"].is_boolean() && !m->second["pass"].get<bool>();
-      if (now_fails || c > b * (1 + options.margin) + 1e-300) {
+      // Non-finite values (a diverged run's residual) compare by finiteness: finite -> non-finite
+      // is a regression, the reverse an improvement, non-finite in both is unchanged.
+      const bool became_non_finite = std::isfinite(b) && !std::isfinite(c);
+      if (now_fails || became_non_finite || (std::isfinite(c) && c > b * (1 + options.margin) + 1e-300)) {
         // Worse than the baseline beyond the margin, or outside the case's tolerance.
         result.rows.push_back({key.first, key.second, name, b, c, tolerance, "regression"});
         result.accuracy_regression = true;
-      } else if (c < b * (1 - options.margin)) {
+      } else if ((!std::isfinite(b) && std::isfinite(c)) || c < b * (1 - options.margin)) {
         result.rows.push_back({key.first, key.second, name, b, c, tolerance, "improved"});
       }
     }

@@ -9,6 +9,7 @@
 
 #include "core/input_error.hpp"
 #include "meshes/box_mesh.hpp"
+#include "validation/compare.hpp"
 #include "validation/validation_case.hpp"
 
 namespace pbdlab {
@@ -323,6 +324,39 @@ TEST(ValidationCase, SolverMaxIterationsSetsThatSolversBudget) {
               "/solver_max_iterations/xpbd");
   expectField(R"({"name": "c", "solvers": ["newton"], "solver_max_iterations": {"newton": 0}, )" + rest,
               "/solver_max_iterations/newton");
+}
+
+// compare reads a null metric value (JSON's non-finite: a diverged run's residual) as NaN:
+// finite -> null is a regression, null -> finite an improvement, null in both unchanged.
+TEST(Compare, NonFiniteMetricValuesCompareByFiniteness) {
+  const fs::path root = fs::path(::testing::TempDir()) / "pbdlab_compare_null";
+  fs::remove_all(root);
+  const auto write = [&](const std::string& folder, const nlohmann::json& a, const nlohmann::json& b) {
+    for (const auto& [name, value] : {std::pair{"a", a}, std::pair{"b", b}}) {
+      fs::create_directories(root / folder / name);
+      nlohmann::json metrics = {{"case", name}, {"label", "xpbd"}, {"totals", nlohmann::json::object()},
+                                {"metrics", {{{"name", "r"}, {"value", value}, {"tolerance", 1.0}, {"pass", nullptr}}}}};
+      std::ofstream(root / folder / name / "metrics.json") << metrics.dump();
+    }
+  };
+  write("base", 0.1, nullptr);
+  write("same", 0.1, nullptr);
+  write("worse", nullptr, nullptr);
+  write("better", 0.1, 0.2);
+  const CompareResult same = compareValidationRuns((root / "base").string(), (root / "same").string(), {});
+  EXPECT_TRUE(same.rows.empty()) << formatCompareTable(same);
+  EXPECT_FALSE(same.accuracy_regression);
+  const CompareResult worse = compareValidationRuns((root / "base").string(), (root / "worse").string(), {});
+  ASSERT_EQ(worse.rows.size(), 1u) << formatCompareTable(worse);
+  EXPECT_EQ(worse.rows[0].case_name, "a");
+  EXPECT_EQ(worse.rows[0].verdict, "regression");
+  EXPECT_TRUE(worse.accuracy_regression);
+  const CompareResult better = compareValidationRuns((root / "base").string(), (root / "better").string(), {});
+  ASSERT_EQ(better.rows.size(), 1u) << formatCompareTable(better);
+  EXPECT_EQ(better.rows[0].case_name, "b");
+  EXPECT_EQ(better.rows[0].verdict, "improved");
+  EXPECT_FALSE(better.accuracy_regression);
+  fs::remove_all(root);
 }
 
 // expected_divergence: a solver that diverges at a sweep point passes only if it diverges.
