@@ -28,6 +28,16 @@ std::string writeCase(const std::string& name, const std::string& text) {
   return path;
 }
 
+// A scene file of the source tree.
+std::string sourceScene(const std::string& name) { return (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / name).string(); }
+
+// An empty folder under the GoogleTest temp dir (removed first if a crashed run left it).
+fs::path freshFolder(const std::string& name) {
+  const fs::path folder = fs::path(::testing::TempDir()) / name;
+  fs::remove_all(folder);
+  return folder;
+}
+
 void expectField(const std::string& text, const std::string& field) {
   const std::string path = writeCase("bad.json", text);
   try {
@@ -123,9 +133,8 @@ TEST(ValidationCase, UnknownKeysSuggestAndSolverOptionsAreChecked) {
 
 // The series name is optional; metrics.json carries it only for a case that has one.
 TEST(ValidationCase, SeriesGoesIntoMetricsJsonWhenGiven) {
-  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
-  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_series";
-  fs::remove_all(folder);
+  const std::string scene = sourceScene("sagging_block.json");
+  const fs::path folder = freshFolder("pbdlab_series");
   const std::string rest = R"("scene": ")" + scene + R"(", "solvers": ["newton"], "metrics": [{"name": "m", )" +
                            R"("type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})";
   for (const std::string series : {"", "sagging_meshes"}) {
@@ -151,9 +160,8 @@ TEST(ValidationCase, SeriesGoesIntoMetricsJsonWhenGiven) {
 // Against the Newton solution of the same scene on the same mesh, the sampled comparison is
 // exact; the metric must then be at round-off, and a coarser mesh must give a larger error.
 TEST(ValidationCase, MeshReferenceErrorIsZeroAgainstItselfAndGrowsOnACoarserMesh) {
-  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
-  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_mesh_reference";
-  fs::remove_all(folder);
+  const std::string scene = sourceScene("sagging_block.json");
+  const fs::path folder = freshFolder("pbdlab_mesh_reference");
   fs::create_directories(folder);
   nlohmann::json coarse = nlohmann::json::parse(std::ifstream(scene));
   coarse["name"] = "sagging_block_coarse";
@@ -201,7 +209,7 @@ TEST(ValidationCase, TorsionAngleDeviationOfKnownFields) {
 // scene_patch: every pointer must name a value of the scene file and keep its JSON type; sweep:
 // {name, parameter, value} or an array of them. Errors name the case file and the field.
 TEST(ValidationCase, ScenePatchAndSweepErrorsNameTheCaseField) {
-  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
+  const std::string scene = sourceScene("sagging_block.json");
   const std::string base = R"("name": "x", "scene": ")" + scene + R"(", )";
   const std::string rest = R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})";
   // Loads when right; keys are pointers (escaped as field names: "/" is "~1").
@@ -240,7 +248,7 @@ TEST(ValidationCase, ScenePatchAndSweepErrorsNameTheCaseField) {
 // The patch is applied before the scene is validated and resolved: the problem and `resolved`
 // carry the patched value, and a value the scene rejects is the case's error at its field.
 TEST(ValidationCase, ScenePatchIsAppliedBeforeTheSceneIsResolved) {
-  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
+  const std::string scene = sourceScene("sagging_block.json");
   const std::string rest = R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})";
   const auto caseWith = [&](const std::string& patch) {
     return loadValidationCase(writeCase("patched.json", R"({"name": "x", "scene": ")" + scene +
@@ -267,9 +275,8 @@ TEST(ValidationCase, ScenePatchIsAppliedBeforeTheSceneIsResolved) {
 // Young's modulus in the same reference folder computes its own reference (Newton against it:
 // round-off) instead of reusing the first variant's (a relative error near 0.5).
 TEST(ValidationCase, PatchedVariantsDoNotShareANewtonReference) {
-  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
-  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_patch_reference";
-  fs::remove_all(folder);
+  const std::string scene = sourceScene("sagging_block.json");
+  const fs::path folder = freshFolder("pbdlab_patch_reference");
   for (const std::string& youngs : {std::string("1e6"), std::string("2e6")}) {
     const std::string text = R"({"name": "c", "scene": ")" + scene + R"(", "scene_patch": {"/material/youngs_modulus": )" +
                              youngs + R"(}, "solvers": ["newton"], "metrics": [{"name": "rms", "type": "reference_rms_error", )" +
@@ -286,9 +293,8 @@ TEST(ValidationCase, PatchedVariantsDoNotShareANewtonReference) {
 
 // The sweep points go into metrics.json (always as an array), like the series name.
 TEST(ValidationCase, SweepGoesIntoMetricsJsonWhenGiven) {
-  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
-  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_sweep";
-  fs::remove_all(folder);
+  const std::string scene = sourceScene("sagging_block.json");
+  const fs::path folder = freshFolder("pbdlab_sweep");
   const std::string rest = R"("scene": ")" + scene + R"(", "solvers": ["newton"], "metrics": [{"name": "m", )" +
                            R"("type": "final_relative_residual", "tolerance": 1, "measured_value": 0.1, "measured": "x"}]})";
   for (const std::string& sweep : {std::string(), std::string(R"({"name": "nu", "parameter": "Poisson ratio", "value": 0.3})")}) {
@@ -308,9 +314,8 @@ TEST(ValidationCase, SweepGoesIntoMetricsJsonWhenGiven) {
 // solver_max_iterations: each named solver runs with its own iteration budget per step (an
 // equal time budget converted per solver), the others with the scene's.
 TEST(ValidationCase, SolverMaxIterationsSetsThatSolversBudget) {
-  const std::string scene = (fs::path(PBDLAB_SOURCE_DIR) / "scenes" / "sagging_block.json").string();
-  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_solver_budget";
-  fs::remove_all(folder);
+  const std::string scene = sourceScene("sagging_block.json");
+  const fs::path folder = freshFolder("pbdlab_solver_budget");
   const std::string rest = R"("scene": ")" + scene + R"(", "converged_steps": "none", "metrics": [{"name": "m", )" +
                            R"("type": "final_relative_residual", "tolerance": 10, "measured_value": 1, "measured": "x"}]})";
   const ValidationCase c = loadValidationCase(
@@ -329,8 +334,7 @@ TEST(ValidationCase, SolverMaxIterationsSetsThatSolversBudget) {
 // compare reads a null metric value (JSON's non-finite: a diverged run's residual) as NaN:
 // finite -> null is a regression, null -> finite an improvement, null in both unchanged.
 TEST(Compare, NonFiniteMetricValuesCompareByFiniteness) {
-  const fs::path root = fs::path(::testing::TempDir()) / "pbdlab_compare_null";
-  fs::remove_all(root);
+  const fs::path root = freshFolder("pbdlab_compare_null");
   const auto write = [&](const std::string& folder, const nlohmann::json& a, const nlohmann::json& b) {
     for (const auto& [name, value] : {std::pair{"a", a}, std::pair{"b", b}}) {
       fs::create_directories(root / folder / name);
@@ -370,8 +374,7 @@ TEST(ValidationCase, ExpectedDivergencePassesOnlyWhenTheRunDiverges) {
   expectField(R"({"name": "x", "scene": "s.json", "solvers": ["newton"], "expected_divergence": {"newton": ""}, )" + metric,
               "/expected_divergence/newton");
   expectField(R"({"name": "x", "scene": "s.json", "expected_divergence": ["newton"], )" + metric, "/expected_divergence");
-  const fs::path folder = fs::path(::testing::TempDir()) / "pbdlab_expected_divergence";
-  fs::remove_all(folder);
+  const fs::path folder = freshFolder("pbdlab_expected_divergence");
   const std::string diverging = R"({"name": "d", "scene": ")" + scenes + R"(/xpbd_falling_block_res16.json", )" +
                                 R"("scene_patch": {"/mesh/nodes_per_side": 8, "/material/poisson_ratio": 0.4999, "/time/steps": 3}, )" +
                                 R"("solvers": ["fp_pxpbd"], "converged_steps": "none", )";
