@@ -4,6 +4,7 @@
 #include "reference/explicit_relaxation.hpp"
 #include "reference/newton.hpp"
 #include "solvers/pbd_xpbd/family.hpp"
+#include "solvers/pbng/family.hpp"
 #include "solvers/pxpbd/family.hpp"
 
 namespace pbdlab {
@@ -12,7 +13,7 @@ std::vector<std::string> referenceSolverNames() { return {"newton", "explicit_re
 
 std::vector<std::string> solverNames() {
   std::vector<std::string> names = referenceSolverNames();
-  for (const auto& family : {xpbdFamilySolverNames(), pxpbdFamilySolverNames()})
+  for (const auto& family : {xpbdFamilySolverNames(), pxpbdFamilySolverNames(), pbngFamilySolverNames()})
     names.insert(names.end(), family.begin(), family.end());
   return names;
 }
@@ -60,6 +61,7 @@ std::unique_ptr<Solver> makeSolver(const std::string& name, const nlohmann::json
   if (name == "explicit_relaxation") return makeExplicitRelaxation(options, in, field);
   if (auto solver = makeXpbdFamilySolver(name, options, in, field)) return solver;
   if (auto solver = makePxpbdFamilySolver(name, options, in, field)) return solver;
+  if (auto solver = makePbngFamilySolver(name, options, in, field)) return solver;
   in.failUnknownName("/solver/name", name, solverNames(), "solver");
 }
 

@@ -1,0 +1,23 @@
+#pragma once
+// The solvers of this folder as the registry (solvers/registry.cpp) sees them: PBNG, the
+// position-based nonlinear Gauss-Seidel of the PBNG paper (§7-10).
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/json_reader.hpp"
+#include "core/solver.hpp"
+
+namespace pbdlab {
+
+// The names this family registers.
+std::vector<std::string> pbngFamilySolverNames();
+
+// Builds solver `name` of this family from its options object at JSON pointer `field`
+// (unknown keys and bad values are InputErrors through `in`); null if `name` is not one of
+// this family's.
+std::unique_ptr<Solver> makePbngFamilySolver(const std::string& name, const nlohmann::json& options,
+                                             const JsonReader& in, const std::string& field);
+
+}  // namespace pbdlab
