@@ -14,6 +14,7 @@
 
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
+#include "core/openmp_wait_policy.hpp"
 #include "meshes/bunny.hpp"
 #include "meshes/mesh_recipe.hpp"
 #include "meshes/msh_io.hpp"
@@ -152,6 +153,8 @@ int meshCommand(const std::string& recipe_argument, const std::string& out_path,
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else: may start the program again with OMP_WAIT_POLICY=passive.
+  pbdlab::adoptPassiveOpenMpWaiting(argv);
   CLI::App app{"pbdlab: position-based solvers for FEM hyperelasticity beside Newton/CHOLMOD references"};
   app.set_version_flag("--version", std::string("pbdlab ") + pbdlab::build_info::kVersion + " (" +
                                         pbdlab::build_info::kGitCommit + ")");

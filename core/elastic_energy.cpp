@@ -6,6 +6,7 @@
 #include "core/input_error.hpp"
 #include "core/reference_element.hpp"
 #include "core/tangent_projection.hpp"
+#include "core/thread_settings.hpp"
 
 namespace pbdlab {
 
@@ -140,7 +141,7 @@ double ElasticEnergy::energy(const Positions& x, double t) const {
   return withNodeCount(elementType(), [&](auto n) {
     constexpr int N = decltype(n)::value;
     double total = 0.0;
-#pragma omp parallel for reduction(+ : total) schedule(static)
+#pragma omp parallel for reduction(+ : total) schedule(static) if (worthThreads(num_elements_))
     for (int e = 0; e < num_elements_; ++e) {
       double element_energy = 0.0;
       this->template elementTerms<N>(e, x, &element_energy, nullptr, nullptr, HessianKind::kTrue, t);
@@ -154,14 +155,14 @@ void ElasticEnergy::addGradient(const Positions& x, double t, double scale, VecX
   withNodeCount(elementType(), [&](auto n) {
     constexpr int N = decltype(n)::value;
     double* buffer = element_gradients_.data();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worthThreads(num_elements_))
     for (int e = 0; e < num_elements_; ++e) {
       ElementVector<N> ge;
       this->template elementTerms<N>(e, x, nullptr, &ge, nullptr, HessianKind::kTrue, t);
       Eigen::Map<ElementVector<N>>(buffer + static_cast<size_t>(e) * 3 * N) = ge;
     }
     const int n_nodes = node_elements_.numNodes();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worthThreads(n_nodes))
     for (int i = 0; i < n_nodes; ++i) {
       Vec3 sum = Vec3::Zero();
       for (int p = node_elements_.start[i]; p < node_elements_.start[i + 1]; ++p)
@@ -178,7 +179,7 @@ void ElasticEnergy::addHessian(const Positions& x, double t, HessianKind kind, d
     constexpr int N = decltype(n)::value;
     for (const std::vector<int>& color : stencilColoring().groups) {
       const int count = static_cast<int>(color.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worthThreads(count))
       for (int k = 0; k < count; ++k) {
         const int e = color[k];
         ElementMatrix<N> H;

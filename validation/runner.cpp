@@ -1,7 +1,6 @@
 #include "validation/runner.hpp"
 
 #include <fmt/core.h>
-#include <omp.h>
 #include <sys/utsname.h>
 
 #include <Eigen/Core>
@@ -13,6 +12,7 @@
 #include "core/atomic_file.hpp"
 #include "core/field_sampling.hpp"
 #include "core/input_error.hpp"
+#include "core/thread_settings.hpp"
 #include "meshes/vtu_writer.hpp"
 #include "pbdlab/build_info.hpp"
 #include "reference/newton.hpp"
@@ -38,10 +38,16 @@ std::string frameName(int step) { return fmt::format("step_{:04d}.vtu", step); }
 nlohmann::json environmentInfo() {
   utsname uts{};
   uname(&uts);
+  const ThreadSettings threads = currentThreadSettings();
   return {
       {"cpu", cpuModel()},
       {"hardware_threads", static_cast<int>(std::thread::hardware_concurrency())},
-      {"omp_threads", omp_get_max_threads()},
+      {"omp_threads", threads.omp_threads},
+      {"threading",
+       {{"omp_threads", threads.omp_threads},
+        {"omp_wait_policy", threads.omp_wait_policy},
+        {"omp_wait_policy_set_by", threads.omp_wait_policy_source},
+        {"blas_threads", threads.blas_threads >= 0 ? nlohmann::json(threads.blas_threads) : nlohmann::json(nullptr)}}},
       {"os", std::string(uts.sysname) + " " + uts.release},
       {"pbdlab_version", build_info::kVersion},
       {"git_commit", build_info::kGitCommit},

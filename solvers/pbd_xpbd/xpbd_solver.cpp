@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "core/thread_settings.hpp"
+
 namespace pbdlab {
 
 std::string xpbdVariantName(XpbdVariant variant) {
@@ -188,7 +190,7 @@ void XpbdSolver::forEachElementConstraint(const Positions& x, double t, Visit&& 
   using Nodes3 = Eigen::Matrix<double, 3, N>;
   const int Q = points_per_element_;
   for (int c = 0; c + 1 < static_cast<int>(color_start_.size()); ++c) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worthThreads(color_start_[c + 1] - color_start_[c]))
     for (int s = color_start_[c]; s < color_start_[c + 1]; ++s) {
       const int* nodes = slot_nodes_.data() + static_cast<size_t>(s) * N;
       Nodes3 xe;

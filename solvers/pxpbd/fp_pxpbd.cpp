@@ -7,6 +7,7 @@
 
 #include "core/elastic_energy.hpp"
 #include "core/tangent_projection.hpp"
+#include "core/thread_settings.hpp"
 #include "solvers/pxpbd/distortional_step.hpp"
 
 namespace pbdlab {
@@ -146,7 +147,7 @@ void FpPxpbdSolver::beginStep(const StepObjective& objective, Positions& x) {
   const bool zero_start = options_.initial_stress == FpPxpbdOptions::InitialStress::kZero;
   stress_force_.setZero(x.size());
   const int colors = numColors();
-#pragma omp parallel
+#pragma omp parallel if (worthThreads(numElements()))
   for (int c = 0; c < colors; ++c) {
 #pragma omp for schedule(static)
     for (int k = color_start_[c]; k < color_start_[c + 1]; ++k) {
@@ -258,7 +259,7 @@ void FpPxpbdSolver::solveElement(int k, Positions& x) {
 
 void FpPxpbdSolver::sweep(Positions& x) {
   const int colors = numColors();
-#pragma omp parallel
+#pragma omp parallel if (worthThreads(numElements()))
   for (int c = 0; c < colors; ++c) {
 #pragma omp for schedule(static)
     for (int k = color_start_[c]; k < color_start_[c + 1]; ++k) solveElement(k, x);
@@ -278,7 +279,7 @@ double FpPxpbdSolver::primalResidual(const Positions& x) const {
 double FpPxpbdSolver::secondaryResidual(const Positions& x) {
   const ElasticEnergy& energy = problem_->elasticEnergy();
   const int n = numElements();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worthThreads(n))
   for (int k = 0; k < n; ++k) {
     const AffineElement& el = elements_[k];
     Eigen::Matrix<double, 3, 4> xe;
