@@ -10,6 +10,8 @@
 
 #include <fmt/core.h>
 
+#include "core/input_error.hpp"
+
 namespace pbdlab {
 
 namespace fs = std::filesystem;
@@ -17,19 +19,23 @@ using nlohmann::json;
 
 namespace {
 
+constexpr const char* kValidFolder =
+    "a validation output folder holds runs/<case>/<solver>/metrics.json, as `pbdlab validate --out DIR` writes it";
+
 // (case, label) -> metrics.json of every run below `folder`.
 std::map<std::pair<std::string, std::string>, json> readRuns(const std::string& folder) {
-  if (!fs::is_directory(folder)) throw std::runtime_error(folder + ": not a folder");
+  if (!fs::is_directory(folder)) throw InputError(folder, "", std::string("not a folder; ") + kValidFolder);
   std::map<std::pair<std::string, std::string>, json> runs;
   for (const auto& entry : fs::recursive_directory_iterator(folder)) {
     if (entry.path().filename() != "metrics.json") continue;
     std::ifstream in(entry.path());
     const json metrics = json::parse(in, nullptr, false);
     if (metrics.is_discarded() || !metrics.contains("case") || !metrics.contains("label"))
-      throw std::runtime_error(entry.path().string() + ": not a metrics.json of pbdlab validate");
+      throw InputError(entry.path().string(), metrics.is_discarded() ? "" : "/case",
+                       std::string("not a metrics.json of pbdlab validate; ") + kValidFolder);
     runs[{metrics["case"].get<std::string>(), metrics["label"].get<std::string>()}] = metrics;
   }
-  if (runs.empty()) throw std::runtime_error(folder + ": no metrics.json found (run `pbdlab validate --out` first)");
+  if (runs.empty()) throw InputError(folder, "", std::string("holds no metrics.json; ") + kValidFolder);
   return runs;
 }
 
@@ -37,6 +43,13 @@ std::map<std::pair<std::string, std::string>, json> readRuns(const std::string& 
 // was expected to diverge) reads as NaN.
 double metricValue(const json& value) {
   return value.is_number() ? value.get<double>() : std::numeric_limits<double>::quiet_NaN();
+}
+
+constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+
+// A number of the table, or "–" where there is none (NaN: no tolerance, no value).
+std::string cell(double value, const char* format) {
+  return std::isnan(value) ? std::string("–") : fmt::format(fmt::runtime(format), value);
 }
 
 }  // namespace
@@ -49,21 +62,26 @@ CompareResult compareValidationRuns(const std::string& baseline_dir, const std::
   for (const auto& [key, base] : baseline) {
     auto found = current.find(key);
     if (found == current.end()) {
-      result.rows.push_back({key.first, key.second, "(run)", 0, 0, 0, "missing"});
+      result.rows.push_back({key.first, key.second, "(run)", kNone, kNone, kNone, "missing"});
       result.accuracy_regression = true;
       continue;
     }
     const json& now = found->second;
+    ++result.runs_compared;
+    // A smaller metric of a run that did not converge (a budget or a stall ended a step) is
+    // not an improvement of the solver: it is reported as a change.
+    const bool now_converged = now.value("totals", json::object()).value("all_steps_converged", true);
     std::map<std::string, json> now_metrics;
     for (const json& metric : now["metrics"]) now_metrics[metric["name"].get<std::string>()] = metric;
     for (const json& metric : base["metrics"]) {
       const std::string name = metric["name"];
       auto m = now_metrics.find(name);
       if (m == now_metrics.end()) {
-        result.rows.push_back({key.first, key.second, name, metricValue(metric["value"]), 0, 0, "missing"});
+        result.rows.push_back({key.first, key.second, name, metricValue(metric["value"]), kNone, kNone, "missing"});
         result.accuracy_regression = true;
         continue;
       }
+      ++result.metrics_compared;
       const double b = metricValue(metric["value"]), c = metricValue(m->second["value"]);
       const double tolerance = m->second["tolerance"].get<double>();
       // A metric without a verdict (pass null: e.g. Newton against its own reference) cannot fail.
@@ -76,7 +94,7 @@ CompareResult compareValidationRuns(const std::string& baseline_dir, const std::
         result.rows.push_back({key.first, key.second, name, b, c, tolerance, "regression"});
         result.accuracy_regression = true;
       } else if ((!std::isfinite(b) && std::isfinite(c)) || c < b * (1 - options.margin)) {
-        result.rows.push_back({key.first, key.second, name, b, c, tolerance, "improved"});
+        result.rows.push_back({key.first, key.second, name, b, c, tolerance, now_converged ? "improved" : "changed (not converged)"});
       }
     }
     const double tb = base["totals"].value("solver_seconds", 0.0), tc = now["totals"].value("solver_seconds", 0.0);
@@ -84,15 +102,15 @@ CompareResult compareValidationRuns(const std::string& baseline_dir, const std::
       const double ratio = tc / tb;
       const double threshold = options.time_threshold.value_or(1.0 + options.margin);
       if (ratio > threshold) {
-        result.rows.push_back({key.first, key.second, "solver_seconds", tb, tc, 0, "slower"});
+        result.rows.push_back({key.first, key.second, "solver_seconds", tb, tc, kNone, "slower"});
         if (options.time_threshold) result.time_regression = true;
       } else if (ratio < 1.0 / threshold) {
-        result.rows.push_back({key.first, key.second, "solver_seconds", tb, tc, 0, "faster"});
+        result.rows.push_back({key.first, key.second, "solver_seconds", tb, tc, kNone, "faster"});
       }
     }
   }
   for (const auto& [key, unused] : current)
-    if (!baseline.count(key)) result.rows.push_back({key.first, key.second, "(run)", 0, 0, 0, "new"});
+    if (!baseline.count(key)) result.rows.push_back({key.first, key.second, "(run)", kNone, kNone, kNone, "new"});
   return result;
 }
 
@@ -103,11 +121,21 @@ std::string formatCompareTable(const CompareResult& result) {
   out << "|" << std::string(26, '-') << "|" << std::string(22, '-') << "|" << std::string(30, '-') << "|"
       << std::string(14, '-') << "|" << std::string(14, '-') << "|" << std::string(10, '-') << "|"
       << std::string(12, '-') << "|---------|\n";
-  for (const CompareRow& row : result.rows)
-    out << fmt::format("| {:<24} | {:<20} | {:<28} | {:>12.4g} | {:>12.4g} | {:>8.3g} | {:>10.3g} | {} |\n",
-                       row.case_name, row.label, row.quantity, row.baseline, row.current,
-                       row.baseline != 0.0 ? row.current / row.baseline : 0.0, row.tolerance, row.verdict);
+  for (const CompareRow& row : result.rows) {
+    // No ratio to a zero (or missing) baseline.
+    const double ratio = row.baseline != 0.0 ? row.current / row.baseline : kNone;
+    out << fmt::format("| {:<24} | {:<20} | {:<28} | {:>12} | {:>12} | {:>8} | {:>10} | {} |\n", row.case_name,
+                       row.label, row.quantity, cell(row.baseline, "{:.4g}"), cell(row.current, "{:.4g}"),
+                       cell(ratio, "{:.3g}"), cell(row.tolerance, "{:.3g}"), row.verdict);
+  }
   if (result.rows.empty()) out << "(nothing changed beyond its margin)\n";
+  std::map<std::string, int> verdicts;
+  for (const CompareRow& row : result.rows) ++verdicts[row.verdict];
+  std::string counts;
+  for (const auto& [verdict, count] : verdicts) counts += fmt::format(", {} {}", count, verdict);
+  out << fmt::format("\nTotal: {} runs and {} metrics compared{}; accuracy {}{}.\n", result.runs_compared,
+                     result.metrics_compared, counts, result.accuracy_regression ? "REGRESSED" : "not regressed",
+                     result.time_regression ? ", solver time REGRESSED" : "");
   return out.str();
 }
 

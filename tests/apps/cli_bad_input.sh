@@ -149,4 +149,17 @@ expect_clean_failure
 [ -s "$WORK/stderr" ] || fail "nothing on stderr"
 echo "ok   unknown command: exit $RC"
 
-echo "all $((${#CASES[@]} + 3)) cases passed"
+# compare on folders that hold no validation output: bad input (exit 2) saying what a valid
+# folder holds, not an internal error.
+mkdir -p "$WORK/empty" "$WORK/not_metrics/a/b"
+echo '{"x": 1}' >"$WORK/not_metrics/a/b/metrics.json"
+for pair in "empty:$WORK/empty" "no folder:$WORK/nothing_here" "foreign metrics.json:$WORK/not_metrics"; do
+  CASE="compare on $(echo "${pair%%:*}")"
+  invoke compare "${pair#*:}" "${pair#*:}"
+  [ "$RC" -eq 2 ] || fail "exit $RC, expected 2 (bad input)"
+  expect_stderr_has "metrics.json"
+  expect_stderr_has "pbdlab validate --out"
+  echo "ok   $CASE: exit $RC"
+done
+
+echo "all $((${#CASES[@]} + 6)) cases passed"

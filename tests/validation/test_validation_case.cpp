@@ -363,6 +363,64 @@ TEST(Compare, NonFiniteMetricValuesCompareByFiniteness) {
   fs::remove_all(root);
 }
 
+// Writes runs/<case>/<label>/metrics.json under `folder`, one metric "r" each.
+void writeMetrics(const fs::path& folder, const std::string& case_name, const nlohmann::json& value,
+                  bool converged, double solver_seconds = 1.0) {
+  fs::create_directories(folder / "runs" / case_name / "xpbd");
+  const nlohmann::json metrics = {
+      {"case", case_name}, {"label", "xpbd"},
+      {"totals", {{"all_steps_converged", converged}, {"solver_seconds", solver_seconds}}},
+      {"metrics", {{{"name", "r"}, {"value", value}, {"tolerance", 1.0}, {"pass", nullptr}}}}};
+  std::ofstream(folder / "runs" / case_name / "xpbd" / "metrics.json") << metrics.dump();
+}
+
+// A smaller metric in a run that did not converge is a change, never an "improved"; the table
+// ends with totals, shows no ratio to a zero baseline and no tolerance for timing rows.
+TEST(Compare, TableHasTotalsAndNeverCallsANonConvergedRunImproved) {
+  const fs::path root = freshFolder("pbdlab_compare_table");
+  writeMetrics(root / "base", "a", 0.5, true);
+  writeMetrics(root / "base", "b", 0.5, true);
+  writeMetrics(root / "base", "z", 0.0, true, 1.0);
+  writeMetrics(root / "now", "a", 0.1, true);
+  writeMetrics(root / "now", "b", 0.1, false);  // smaller, but a step ended at its budget
+  writeMetrics(root / "now", "z", 0.0, true, 5.0);  // 5x slower
+  const CompareResult result = compareValidationRuns((root / "base").string(), (root / "now").string(), {});
+  const std::string table = formatCompareTable(result);
+  ASSERT_EQ(result.rows.size(), 3u) << table;
+  EXPECT_EQ(result.rows[0].verdict, "improved") << table;
+  EXPECT_EQ(result.rows[1].verdict, "changed (not converged)") << table;
+  EXPECT_EQ(result.rows[2].verdict, "slower") << table;
+  EXPECT_EQ(result.runs_compared, 3);
+  EXPECT_EQ(result.metrics_compared, 3);
+  EXPECT_NE(table.find("Total: 3 runs and 3 metrics compared"), std::string::npos) << table;
+  // The timing row: ratio 5, no tolerance.
+  const std::string slower = table.substr(table.find("| z "));
+  EXPECT_NE(slower.find("|        5 |          – | slower"), std::string::npos) << table;
+  // A zero baseline has no ratio.
+  CompareRow zero{"c", "xpbd", "r", 0.0, 0.2, 1.0, "regression"};
+  const std::string zero_table = formatCompareTable({{zero}, 1, 1, true, false});
+  EXPECT_EQ(zero_table.find("| 0 "), std::string::npos) << zero_table;
+  EXPECT_NE(zero_table.find("|        – |"), std::string::npos) << zero_table;
+  fs::remove_all(root);
+}
+
+// Folders without validation output are bad input that says what a valid folder holds.
+TEST(Compare, AFolderWithoutValidationOutputIsBadInput) {
+  const fs::path root = freshFolder("pbdlab_compare_bad");
+  fs::create_directories(root / "empty");
+  fs::create_directories(root / "foreign" / "x");
+  std::ofstream(root / "foreign" / "x" / "metrics.json") << R"({"x": 1})";
+  for (const fs::path& folder : {root / "empty", root / "missing", root / "foreign"}) {
+    try {
+      compareValidationRuns(folder.string(), folder.string(), {});
+      ADD_FAILURE() << folder << " was accepted";
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find("pbdlab validate --out"), std::string::npos) << error.what();
+    }
+  }
+  fs::remove_all(root);
+}
+
 // expected_divergence: a solver that diverges at a sweep point passes only if it diverges.
 // FP-PXPBD diverges at step 3 of the falling block on an 8^3 grid at nu = 0.4999 (measured
 // 2026-11-23); Newton does not diverge on the sagging block, so expecting it to fails.
