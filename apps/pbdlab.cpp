@@ -167,7 +167,12 @@ int main(int argc, char** argv) {
                  "$PBDLAB_DATA_DIR, else <executable dir>/../share/pbdlab, else the build tree's source "
                  "(see below)")
       ->option_text("DIR");
-  app.footer(pbdlab::cli::dataDirHelp());
+  app.footer(std::string("Examples:\n"
+                         "  pbdlab run scenes/torsion_small.json                 # Newton; writes runs/torsion_small/\n"
+                         "  pbdlab run scenes/xpbd_falling_block_res16.json --solver fp_pxpbd --out runs/fp\n"
+                         "  pbdlab validate --label fast                         # the fast tier and its report\n"
+                         "  pbdlab compare runs/validation-before runs/validation # what changed, exit 4 on a regression\n\n") +
+             pbdlab::cli::dataDirHelp());
 
   std::string scene_path, solver, out_dir;
   CLI::App* run = app.add_subcommand("run", "Run a scene file; writes iterations.csv, summary.json and .vtu");
@@ -188,22 +193,22 @@ int main(int argc, char** argv) {
   mesh->add_flag("--no-cache", no_cache, "Neither read nor write the mesh cache (PBDLAB_CACHE_DIR)");
   mesh->add_flag("--json", as_json, "Print the summary as JSON");
 
-  std::string label = "fast", validate_solver, validate_out = "runs/validation", cases_dir;
+  pbdlab::cli::ValidateOptions validate_options;
   bool no_report = false;
   CLI::App* validate = app.add_subcommand("validate", "Run the validation cases, write runs, metrics and a report");
-  validate->add_option("--label", label, "fast (the ctest tier) or full (every case)")
+  validate->add_option("--label", validate_options.label, "fast (the ctest tier) or full (every case)")
       ->check(CLI::IsMember({"fast", "full"}));
-  validate->add_option("--solver", validate_solver, "Only this solver");
-  validate->add_option("--out", validate_out, "Output folder (default runs/validation)");
-  validate->add_option("--cases", cases_dir,
+  validate->add_option("--case", validate_options.case_names, "Only this case (its name; repeatable), whatever its label")
+      ->option_text("NAME");
+  validate->add_option("--solver", validate_options.solver, "Only this solver");
+  validate->add_option("--out", validate_options.out_dir, "Output folder (default runs/validation)");
+  validate->add_option("--cases", validate_options.cases_dir,
                        "Folder of case files (default: DATA/validation/cases, DATA the data directory, see --data-dir)");
   validate->add_flag("--no-report", no_report, "Skip the HTML/Markdown report");
-  std::string references_dir;
-  validate->add_option("--references", references_dir,
+  validate->add_option("--references", validate_options.references_dir,
                        "Folder of the cached Newton reference solutions (default OUT/references); point it at another "
                        "validate output made from the same case files to reuse its references");
-  int validate_max_iterations = 0;
-  validate->add_option("--max-iterations", validate_max_iterations,
+  validate->add_option("--max-iterations", validate_options.max_iterations,
                        "Override every scene's iteration budget (e.g. 2, to see compare catch a degraded run)")
       ->check(CLI::PositiveNumber);
 
@@ -244,11 +249,16 @@ int main(int argc, char** argv) {
   try {
     if (*run) return runCommand(scene_path, solver, out_dir);
     if (*mesh) return meshCommand(recipe, mesh_out, no_cache, as_json);
-    if (*validate && cases_dir.empty()) cases_dir = (pbdlab::cli::dataDir() / "validation" / "cases").string();
-    if (*validate) return pbdlab::cli::validateCommand(label, validate_solver, validate_out, cases_dir, !no_report,
-                                                      validate_max_iterations, references_dir);
+    if (*validate) {
+      if (validate_options.cases_dir.empty())
+        validate_options.cases_dir = (pbdlab::cli::dataDir() / "validation" / "cases").string();
+      validate_options.make_report = !no_report;
+      return pbdlab::cli::validateCommand(validate_options);
+    }
     if (*compare) return pbdlab::cli::compareCommand(baseline_dir, current_dir, margin, time_threshold);
-    if (*report) return pbdlab::cli::reportCommand(report_runs, report_out, report_skipped);
+    if (*report)
+      return pbdlab::cli::reportCommand(report_runs, report_out, report_skipped,
+                                        (pbdlab::cli::dataDir() / "validation" / "cases").string());
     if (*table) {
       if (!table_list && table_id.empty()) {
         fmt::print(stderr, "pbdlab: error: table needs an id or --list\n");

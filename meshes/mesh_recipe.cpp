@@ -309,6 +309,8 @@ MeshRecipe parseMeshRecipe(const json& value, const std::string& source, const s
   return r;
 }
 
+std::string gmshVersion() { return GMSH_API_VERSION; }
+
 std::string meshRecipeKey(const MeshRecipe& recipe) {
   json key = recipe.canonical;
   if (recipe.kind == MeshRecipe::Kind::kMsh || recipe.kind == MeshRecipe::Kind::kStl) {

@@ -52,6 +52,9 @@ MeshRecipe parseMeshRecipe(const nlohmann::json& value, const std::string& sourc
 // input file, the cache format and the Gmsh version. Equal keys make identical meshes.
 std::string meshRecipeKey(const MeshRecipe& recipe);
 
+// The Gmsh SDK version pbdlab was built with (it meshes every recipe), e.g. "4.11.1".
+std::string gmshVersion();
+
 // Makes the mesh (no cache). Errors in input files throw InputError naming the file.
 Mesh makeMesh(const MeshRecipe& recipe);
 

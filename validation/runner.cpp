@@ -2,9 +2,12 @@
 
 #include <fmt/core.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <Eigen/Core>
+#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -13,6 +16,7 @@
 #include "core/field_sampling.hpp"
 #include "core/input_error.hpp"
 #include "core/thread_settings.hpp"
+#include "meshes/mesh_recipe.hpp"
 #include "meshes/vtu_writer.hpp"
 #include "pbdlab/build_info.hpp"
 #include "reference/newton.hpp"
@@ -31,6 +35,16 @@ std::string cpuModel() {
   return "unknown";
 }
 
+// Now in UTC, ISO 8601 (when the run's summary was made).
+std::string utcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
 std::string frameName(int step) { return fmt::format("step_{:04d}.vtu", step); }
 
 }  // namespace
@@ -42,6 +56,8 @@ nlohmann::json environmentInfo() {
   return {
       {"cpu", cpuModel()},
       {"hardware_threads", static_cast<int>(std::thread::hardware_concurrency())},
+      {"memory_bytes", static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE))},
+      {"date", utcNow()},
       {"omp_threads", threads.omp_threads},
       {"threading",
        {{"omp_threads", threads.omp_threads},
@@ -56,6 +72,7 @@ nlohmann::json environmentInfo() {
       {"dependencies",
        {{"eigen", fmt::format("{}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION)},
         {"cholmod", cholmodVersion()},
+        {"gmsh", gmshVersion()},
         {"blas", blasLibrary()},
         {"nlohmann_json", fmt::format("{}.{}.{}", NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
                                       NLOHMANN_JSON_VERSION_PATCH)},
@@ -105,6 +122,8 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   double last_residual = 0.0, last_relative = 0.0, last_energy = 0.0;
   const int substeps = problem.time.substeps;
   bool diverged = false;
+  const auto wall_start = std::chrono::steady_clock::now();
+  double last_progress = 0.0;  // wall seconds at the last progress line
   for (int frame = 1; frame <= problem.time.num_steps && !diverged; ++frame) {
     // A frame is `substeps` steps of the yardstick (each judged on its own); the runner owns
     // v, the step index and t.
@@ -166,10 +185,17 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
       if (problem.collisionDetector()) entry["contacts"] = next.numContacts();
     }
     steps.push_back(entry);
-    if (options.progress)
-      fmt::print(stderr, "[{}] step {}/{}  t = {:.4g}  {} iterations  |r| = {:.3e}  rel = {:.3e}  {:.3f} s  {}\n",
-                 scene.name, frame, problem.time.num_steps, state.t, frame_iterations, last_residual, last_relative,
-                 frame_seconds, stopReasonName(frame_reason));
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    const bool every_step = options.progress_every_seconds <= 0.0;
+    if (options.progress && (every_step || wall - last_progress >= options.progress_every_seconds)) {
+      last_progress = wall;
+      fmt::print(stderr,
+                 "[{}] step {}/{}  t = {:.4g}  {} iterations  |r| = {:.3e}  rel = {:.3e}  {:.3f} s solver  "
+                 "({:.1f} s wall so far)  {}\n",
+                 options.progress_label.empty() ? scene.name : options.progress_label, frame, problem.time.num_steps,
+                 state.t, frame_iterations, last_residual, last_relative, frame_seconds, wall,
+                 stopReasonName(frame_reason));
+    }
     if (scene.output.vtu == OutputSpec::Frames::kEveryStep) frames.emplace_back(frameName(frame), state.x);
   }
   if (scene.output.vtu == OutputSpec::Frames::kFinal) frames.emplace_back("final.vtu", state.x);

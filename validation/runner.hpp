@@ -13,8 +13,12 @@
 namespace pbdlab {
 
 struct RunOptions {
-  std::string out_dir;          // created if missing
-  bool progress = true;         // one line per step on stderr
+  std::string out_dir;   // created if missing
+  bool progress = true;  // step lines on stderr (solver time, and wall time so far)
+  // 0: a line every step; otherwise a line once this many wall seconds have passed since the
+  // last one (none for a short run), so a long run says where it is without flooding.
+  double progress_every_seconds = 0.0;
+  std::string progress_label;  // what the lines start with; empty: the scene's name
 };
 
 struct RunResult {

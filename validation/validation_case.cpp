@@ -1,7 +1,10 @@
 #include "validation/validation_case.hpp"
 
+#include <fmt/core.h>
+
 #include <Eigen/LU>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +25,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+// A run of `validate` (and a reference computation) says where it is after this many silent
+// wall seconds.
+constexpr double kProgressEverySeconds = 5.0;
 
 const std::vector<std::string> kMetricTypes = {"probe_error",         "final_relative_residual",
                                                "volume_ratio_error",  "reference_max_error",
@@ -129,7 +136,14 @@ Positions referenceSolution(const ValidationCase& validation_case, const Scene& 
   reference.solver.budget = Budget{};
   reference.solver.budget.max_iterations = 200;
   reference.output.vtu = OutputSpec::Frames::kNone;
-  const RunResult result = runScene(reference, {reference_dir, false});
+  fmt::print(stderr, "reference for case {}: Newton on {} nodes, {} steps ...\n", validation_case.name,
+             scene.problem.numNodes(), scene.problem.time.numSubsteps());
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult result =
+      runScene(reference, {reference_dir, true, kProgressEverySeconds, "reference for case " + validation_case.name});
+  fmt::print(stderr, "reference for case {}: done in {:.1f} s wall ({:.1f} s solver)\n", validation_case.name,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+             result.summary["totals"]["solver_seconds"].get<double>());
   if (!result.all_steps_converged)
     throw std::runtime_error("the Newton reference of case " + validation_case.name + " did not converge");
   json values = json::array();
@@ -318,7 +332,7 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
       return skipped;
     }
   }
-  const RunResult run = runScene(scene, {run_dir, progress});
+  const RunResult run = runScene(scene, {run_dir, progress, kProgressEverySeconds, validation_case.name + " with " + solver});
   const Problem& problem = scene.problem;
   const Positions& x = run.final_positions;
   const VecX displacement = x - problem.mesh.restPositionsFlat();

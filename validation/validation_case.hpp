@@ -101,7 +101,8 @@ struct CaseRunResult {
 
 // Runs `solver` on the case's scene into `run_dir` (iterations.csv, summary.json, .vtu,
 // metrics.json). `reference_dir` holds the Newton solution of the case's scene, computed
-// once and reused (reference_*_error metrics need it).
+// once and reused (reference_*_error metrics need it). `progress`: a step line every 5 s of a
+// long run (and of a reference computation, which always says when it starts and ends).
 CaseRunResult runValidationCase(const ValidationCase& validation_case, const std::string& solver,
                                 const std::string& run_dir, const std::string& reference_dir, bool progress,
                                 int max_iterations = 0);  // > 0: overrides the scene's budget

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# The fast validation tier passes, compare finds nothing between two identical outputs, and
-# compare catches a deliberately degraded run (every solver capped at 2 iterations).
-# Usage: validate_and_compare.sh PBDLAB_BINARY
+# After the fast tier has run (ctest's validate_fast/<case> tests, one output folder per case
+# under FAST_OUT): compare finds nothing between that output and itself, and catches a
+# deliberately degraded run (Newton capped at 2 iterations on one case).
+# Usage: validate_and_compare.sh PBDLAB_BINARY FAST_OUT
 set -uo pipefail
-pbdlab=$1
+pbdlab=$1 fast=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$pbdlab" validate --label fast --out "$work/baseline" --no-report || { echo "FAIL: the fast tier does not pass"; exit 1; }
-"$pbdlab" compare "$work/baseline" "$work/baseline" > "$work/same.txt" || { echo "FAIL: compare of a folder with itself"; cat "$work/same.txt"; exit 1; }
-"$pbdlab" validate --label fast --solver newton --max-iterations 2 --out "$work/degraded" --no-report \
-  --references "$work/baseline/references"
+[[ -d $fast ]] || { echo "FAIL: no fast-tier output in $fast"; exit 1; }
+"$pbdlab" compare "$fast" "$fast" > "$work/same.txt" || { echo "FAIL: compare of a folder with itself"; cat "$work/same.txt"; exit 1; }
+grep -q "^Total: [1-9][0-9]* runs" "$work/same.txt" || { echo "FAIL: no totals line"; cat "$work/same.txt"; exit 1; }
+case=sagging_block
+"$pbdlab" validate --case $case --solver newton --max-iterations 2 --out "$work/degraded" --no-report \
+  --references "$fast/$case/references"
 [[ $? == 4 ]] || { echo "FAIL: Newton capped at 2 iterations should fail a metric (exit 4)"; exit 1; }
-"$pbdlab" compare "$work/baseline" "$work/degraded" > "$work/degraded.txt"
+"$pbdlab" compare "$fast/$case" "$work/degraded" > "$work/degraded.txt"
 status=$?
 cat "$work/degraded.txt"
 [[ $status == 4 ]] || { echo "FAIL: compare did not report the accuracy regression (exit $status)"; exit 1; }
