@@ -1,0 +1,65 @@
+// Time per PBNG iteration (one nonlinear Gauss-Seidel sweep over every free node, node colors in
+// parallel; PBNG §7, §10) with fixed corotated on the Res 16 and Res 32 boxes (unit cube, N
+// nodes per side, five tets per cell), x-min clamped, gravity, E = 1000, nu = 0.3, rho = 10,
+// backward Euler dt = 0.01 (the PBNG Table 1 dropping box; PXPBD §5.2). Set-up (node table,
+// coloring) and the yardstick are outside the timed region. Run in Release:
+//   OMP_NUM_THREADS=2 ./build/benchmarks/bench_pbng --benchmark_out=bench.json --benchmark_out_format=json
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+
+#include "benchmarks/omp_threads.hpp"
+#include "meshes/box_mesh.hpp"
+#include "solvers/pbng/pbng_solver.hpp"
+#include "tests/support/clamped_block.hpp"
+
+namespace pbdlab {
+namespace {
+
+const Problem& boxFor(int res) {
+  static std::map<int, std::unique_ptr<Problem>> problems;
+  auto& slot = problems[res];
+  if (!slot) {
+    slot = std::make_unique<Problem>(test::clampedBlock(makeBoxMesh(resBox(res)), MaterialModel::kFixedCorotated,
+                                                        Integrator::kBackwardEuler, 0.01, 1, "bench_pbng"));
+  }
+  return *slot;
+}
+
+void BM_PbngSweepCorotated(benchmark::State& state) {
+  const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
+  const Problem& problem = boxFor(static_cast<int>(state.range(0)));
+  PbngSolver solver;
+  solver.setup(problem);
+  const State start = initialState(problem);
+  const StepObjective objective(problem, start.x, start.v, 0);
+  Positions x0;
+  solver.beginStep(objective, x0);
+  Positions x = x0;
+  int sweeps = 0;
+  for (auto _ : state) {
+    // A new step every 40 sweeps (the paper's iterations a frame), outside the timing.
+    if (++sweeps % 40 == 0) {
+      state.PauseTiming();
+      x = x0;
+      state.ResumeTiming();
+    }
+    solver.sweep(x);
+    benchmark::ClobberMemory();
+  }
+  state.counters["vertices"] = problem.numNodes();
+  state.counters["tets"] = problem.mesh.numElements();
+  state.counters["colors"] = solver.numColors();
+  state.counters["ns_per_node"] = benchmark::Counter(static_cast<double>(problem.numNodes()),
+                                                     benchmark::Counter::kIsIterationInvariantRate |
+                                                         benchmark::Counter::kInvert);
+  if (!x.allFinite()) state.SkipWithError("positions became non-finite");
+}
+
+BENCHMARK(BM_PbngSweepCorotated)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace pbdlab
+
+BENCHMARK_MAIN();

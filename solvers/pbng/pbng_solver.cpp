@@ -1,0 +1,337 @@
+#include "solvers/pbng/pbng_solver.hpp"
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/collider_term.hpp"
+#include "core/elastic_energy.hpp"
+#include "core/materials/polar_svd.hpp"
+
+namespace pbdlab {
+
+namespace {
+
+// Materials whose approximateTangent() is the default, eq. 32 with modelParameters() (the
+// muscle adds its fibre term and takes the generic path).
+bool usesDefaultApproximateTangent(const Material& material) {
+  const std::string name = material.name();
+  return name == "fixed_corotated" || name == "neo_hookean" || name == "stable_neo_hookean" || name == "stvk";
+}
+
+}  // namespace
+
+std::string PbngSolver::rejectionReason(const Problem& problem) const {
+  (void)problem;
+  return "";
+}
+
+std::vector<std::shared_ptr<const EnergyTerm>> PbngSolver::visitedTerms(
+    const std::vector<std::shared_ptr<const EnergyTerm>>& terms) {
+  std::vector<std::shared_ptr<const EnergyTerm>> visited;
+  for (const auto& term : terms)
+    if (!dynamic_cast<const ColliderTerm*>(term.get())) visited.push_back(term);
+  return visited;
+}
+
+void PbngSolver::setup(const Problem& problem) { buildTable(problem, visitedTerms(problem.terms()), false); }
+
+std::vector<StencilSet> PbngSolver::stencilSets() const {
+  std::vector<StencilSet> sets;
+  for (const auto& term : terms_) {
+    const EnergyTerm* t = term.get();
+    sets.push_back({t->numStencils(), t->nodesPerStencil(), [t](int s) { return t->stencilNodes(s); }});
+  }
+  return sets;
+}
+
+bool PbngSolver::sameStencils(const std::vector<std::shared_ptr<const EnergyTerm>>& terms) const {
+  if (terms.size() != terms_.size()) return false;
+  const size_t own = terms_.size() - stencil_copies_.size();  // the Problem's terms: same objects
+  for (size_t k = 0; k < own; ++k)
+    if (terms[k].get() != terms_[k].get()) return false;
+  for (size_t k = own; k < terms.size(); ++k) {
+    const EnergyTerm& t = *terms[k];
+    const std::vector<int>& copy = stencil_copies_[k - own];
+    const size_t n = static_cast<size_t>(t.numStencils()) * t.nodesPerStencil();
+    if (n != copy.size() || (n > 0 && !std::equal(copy.begin(), copy.end(), t.stencilNodes(0)))) return false;
+  }
+  return true;
+}
+
+void PbngSolver::buildTable(const Problem& problem, const std::vector<std::shared_ptr<const EnergyTerm>>& terms,
+                            bool incremental) {
+  const bool same_problem = problem_ == &problem;
+  problem_ = &problem;
+  terms_ = terms;
+  ++table_builds_;
+  const int num_nodes = problem.numNodes();
+  // Copies of the stencils of the step's own terms (contacts), to see when they change.
+  const size_t own = visitedTerms(problem.terms()).size();
+  stencil_copies_.clear();
+  for (size_t k = own; k < terms_.size(); ++k) {
+    const EnergyTerm& t = *terms_[k];
+    const size_t n = static_cast<size_t>(t.numStencils()) * t.nodesPerStencil();
+    stencil_copies_.emplace_back(n > 0 ? t.stencilNodes(0) : nullptr, n > 0 ? t.stencilNodes(0) + n : nullptr);
+  }
+
+  // node -> (term, stencil, local), CSR, terms in order (the sum order of a node's row is fixed).
+  const std::vector<StencilSet> sets = stencilSets();
+  std::vector<NodeAdjacency> adjacency;
+  for (const StencilSet& set : sets) adjacency.push_back(nodeAdjacency(num_nodes, set));
+  entry_start_.assign(num_nodes + 1, 0);
+  for (int i = 0; i < num_nodes; ++i) {
+    int count = 0;
+    for (const NodeAdjacency& a : adjacency) count += a.start[i + 1] - a.start[i];
+    entry_start_[i + 1] = entry_start_[i] + count;
+  }
+  entries_.resize(entry_start_[num_nodes]);
+  for (int i = 0; i < num_nodes; ++i) {
+    int p = entry_start_[i];
+    for (size_t k = 0; k < adjacency.size(); ++k)
+      for (int q = adjacency[k].start[i]; q < adjacency[k].start[i + 1]; ++q)
+        entries_[p++] = {static_cast<int>(k), adjacency[k].stencil[q], adjacency[k].local[q]};
+  }
+
+  // §10: node coloring over every visited stencil; §10.1: after new contacts only the nodes of
+  // the contact stencils may change color.
+  if (incremental && same_problem && coloring_.numColors() > 0) {
+    std::vector<int> touched;
+    for (const std::vector<int>& copy : stencil_copies_) touched.insert(touched.end(), copy.begin(), copy.end());
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    recolorNodes(coloring_, sets, touched);
+  } else {
+    coloring_ = colorNodes(num_nodes, sets);
+  }
+
+  fixed_mask_.assign(num_nodes, 0);
+  for (int i = 0; i < num_nodes; ++i)
+    for (int d = 0; d < 3; ++d)
+      if (problem.isFixedDof(3 * i + d)) fixed_mask_[i] |= static_cast<unsigned char>(1u << d);
+  sweep_groups_.clear();
+  for (const std::vector<int>& group : coloring_.groups) {
+    std::vector<int> movable;
+    for (int i : group)
+      if (fixed_mask_[i] != 7) movable.push_back(i);
+    if (!movable.empty()) sweep_groups_.push_back(std::move(movable));
+  }
+
+  // The fast path of the elastic term: P1 tetrahedra (one point), 3D, materials with the default
+  // eq. 32 tangent. Then the block is V (2 mu |g|^2 I + lambda c c^T), c = cof(F) g, g = dN_i/dX,
+  // without the 9x9 tangent; otherwise addNodeBlock (same values, the generic kernel).
+  fast_elastic_ = nullptr;
+  fast_term_ = -1;
+  for (size_t k = 0; k < terms_.size(); ++k) {
+    const auto* elastic = dynamic_cast<const ElasticEnergy*>(terms_[k].get());
+    if (!elastic || elastic->elementType() != ElementType::kTet4 || elastic->isPlaneStrain() ||
+        elastic->quadraturePointsPerElement() != 1)
+      continue;
+    bool eligible = true;
+    fast_mu_.assign(elastic->numElements(), 0.0);
+    fast_lambda_.assign(elastic->numElements(), 0.0);
+    for (int e = 0; e < elastic->numElements() && eligible; ++e) {
+      const Material& m = elastic->material(e);
+      eligible = usesDefaultApproximateTangent(m);
+      const LameParameters lame = m.modelParameters();
+      fast_mu_[e] = std::max(lame.mu, 0.0);  // clamped as pbngApproximateTangent does
+      fast_lambda_[e] = std::max(lame.lambda, 0.0);
+    }
+    if (eligible) {
+      fast_elastic_ = elastic;
+      fast_term_ = static_cast<int>(k);
+    }
+    break;
+  }
+}
+
+void PbngSolver::beginStep(const StepObjective& objective, Positions& x) {
+  const Problem& problem = objective.problem();
+  const std::vector<std::shared_ptr<const EnergyTerm>> terms = visitedTerms(objective.terms());
+  if (problem_ != &problem || !sameStencils(terms))
+    buildTable(problem, terms, problem_ == &problem);
+  else
+    terms_ = terms;  // the same stencils; the step's own term objects
+  dynamic_ = objective.isDynamic();
+  dt2_ = dynamic_ ? objective.dt() * objective.dt() : 1.0;
+  time_ = objective.timeNext();
+  x_tilde_ = &objective.inertialTarget();
+  x = options_.initial_guess == PbngOptions::InitialGuess::kInertial ? objective.inertialTarget()
+                                                                      : objective.previousPositions();
+  objective.applyBoundary(x);
+  projectAllOntoColliders(x);  // §7.2: penetrating vertices onto the surface before the step
+}
+
+void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block) const {
+  gradient.setZero();
+  block.setZero();
+  for (int p = entry_start_[node]; p < entry_start_[node + 1]; ++p) {
+    const Entry& entry = entries_[p];
+    if (entry.term == fast_term_) {
+      // Eq. 32-33 for one P1 element: gradient V P g, block V (2 mu |g|^2 I + lambda c c^T).
+      const ElasticEnergy& elastic = *fast_elastic_;
+      const int e = entry.stencil;
+      const int* nodes = elastic.elementNodes(e);
+      const auto G = elastic.shapeGradients<4>(e, 0);
+      Mat3 F = x.segment<3>(3 * nodes[0]) * G.row(0);
+      for (int a = 1; a < 4; ++a) F.noalias() += x.segment<3>(3 * nodes[a]) * G.row(a);
+      Mat3 P;
+      elastic.material(e).evaluate(F, elastic.pointData(e, time_), nullptr, &P, nullptr);
+      const double V = elastic.quadratureVolume(e, 0);
+      const Vec3 g = G.row(entry.local).transpose();
+      gradient.noalias() += V * (P * g);
+      const Vec3 c = cofactor(F) * g;
+      block.noalias() += (V * fast_lambda_[e]) * (c * c.transpose());
+      block.diagonal().array() += V * 2.0 * fast_mu_[e] * g.squaredNorm();
+    } else {
+      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, gradient,
+                                       block);
+    }
+  }
+  // The yardstick's row: - f_ext, and for backward Euler the incremental potential's scaling
+  // and inertia (core/yardstick.cpp: M (x - x~) + dt^2 (grad PE - f_ext)).
+  gradient -= problem_->externalForce().segment<3>(3 * node);
+  if (dynamic_) {
+    const double m = problem_->nodeMasses()[node];
+    gradient = m * (x.segment<3>(3 * node) - x_tilde_->segment<3>(3 * node)) + dt2_ * gradient;
+    block *= dt2_;
+    block.diagonal().array() += m;
+  }
+}
+
+Vec3 PbngSolver::nodeStep(int node, const Positions& x) const {
+  Vec3 g;
+  Mat3 A;
+  nodeSystem(node, x, g, A);
+  const unsigned char mask = fixed_mask_[node];
+  if (mask) {
+    // Only the free components move: the prescribed rows and columns become the identity.
+    for (int d = 0; d < 3; ++d)
+      if (mask & (1u << d)) {
+        A.row(d).setZero();
+        A.col(d).setZero();
+        A(d, d) = 1.0;
+        g[d] = 0.0;
+      }
+  }
+  const Eigen::LLT<Mat3> llt(A);
+  if (llt.info() != Eigen::Success) return Vec3::Zero();
+  Vec3 dx = -llt.solve(g);  // eq. 30
+  // §7.2: a node in contact whose step points into a collider (dx . n < 0) moves in the
+  // tangent plane only.
+  for (const auto& collider : problem_->colliderTerms()) {
+    Vec3 n;
+    const double phi = signedDistance(collider->collider().shape, x.segment<3>(3 * node), &n);
+    if (phi > collider->collider().contact_tolerance || !(dx.dot(n) < 0.0)) continue;
+    if (options_.contact_step == PbngOptions::ContactStep::kPaper) {
+      dx -= dx.dot(n) * n;  // the paper's (I - n n^T) dx
+    } else {
+      // The Newton step of the same quadratic model restricted to the tangent plane:
+      // dx = -(P A P + n n^T)^-1 P g, P = I - n n^T (its fixed point is P g = 0, the yardstick's
+      // projected residual; the paper's projected step stops where P A^-1 g = 0 instead).
+      const Mat3 P = Mat3::Identity() - n * n.transpose();
+      A = P * A * P + n * n.transpose();
+      g = P * g;
+      const Eigen::LLT<Mat3> restricted(A);
+      if (restricted.info() != Eigen::Success) return Vec3::Zero();
+      dx = -restricted.solve(g);
+    }
+    for (int d = 0; d < 3; ++d)
+      if (mask & (1u << d)) dx[d] = 0.0;
+  }
+  return dx;
+}
+
+void PbngSolver::projectOntoColliders(int node, Positions& x) const {
+  const unsigned char mask = fixed_mask_[node];
+  if (mask == 7) return;
+  for (const auto& collider : problem_->colliderTerms()) {
+    const ColliderShape& shape = collider->collider().shape;
+    const Vec3 xi = x.segment<3>(3 * node);
+    if (!(signedDistance(shape, xi) < 0.0)) continue;
+    // The closest surface point, in the node's free components only (a prescribed component
+    // keeps its boundary value; a plane whose normal lies along free components is exact).
+    const Vec3 target = closestPoint(shape, xi);
+    for (int d = 0; d < 3; ++d)
+      if (!(mask & (1u << d))) x[3 * node + d] = target[d];
+  }
+}
+
+void PbngSolver::projectAllOntoColliders(Positions& x) const {
+  if (problem_->colliderTerms().empty()) return;
+  const int n = problem_->numNodes();
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; ++i) projectOntoColliders(i, x);
+}
+
+void PbngSolver::updateNode(int node, Positions& x, double& largest) const {
+  const Vec3 dx = nodeStep(node, x);
+  const Vec3 before = x.segment<3>(3 * node);
+  x.segment<3>(3 * node) += dx;  // eq. 28
+  projectOntoColliders(node, x);  // §7.2
+  largest = std::max(largest, (x.segment<3>(3 * node) - before).lpNorm<Eigen::Infinity>());
+}
+
+double PbngSolver::sweep(Positions& x) {
+  double largest = 0.0;
+#pragma omp parallel reduction(max : largest)
+  for (const std::vector<int>& group : sweep_groups_) {
+    const int count = static_cast<int>(group.size());
+#pragma omp for schedule(static)
+    for (int k = 0; k < count; ++k) updateNode(group[k], x, largest);
+  }
+  return largest;
+}
+
+void PbngSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
+  Positions x;
+  beginStep(objective, x);
+  const double colors = numColors();
+  if (!x.allFinite()) {
+    // A non-finite start: hand back x^n with the boundary values (never NaN) and say why.
+    x = objective.referencePositions();
+    if (!x.allFinite()) x = objective.problem().mesh.restPositionsFlat();
+    objective.applyBoundary(x);
+    monitor.stopFor(StopReason::kDiverged);
+    monitor.record(0, x, {{"colors", colors}});
+    state.x = x;
+    return;
+  }
+  const bool accelerated = options_.chebyshev() || options_.omega != 1.0;
+  Positions x_previous = x;  // x^{l-1} (x^{-1} = x^0)
+  Positions x_current;       // x^l
+  double chebyshev_weight = 1.0;
+  bool stop = monitor.record(0, x, {{"colors", colors}});
+  Positions last_finite = x;
+  for (int iteration = 1; !stop; ++iteration) {
+    if (accelerated) x_current = x;
+    double largest = sweep(x);  // x = x^^{l+1}, l = iteration - 1
+    if (accelerated) {
+      const int l = iteration - 1;
+      if (options_.chebyshev()) {
+        const double rho2 = options_.chebyshev_rho * options_.chebyshev_rho;
+        chebyshev_weight = l < 2 ? 1.0 : l == 2 ? 2.0 / (2.0 - rho2) : 4.0 / (4.0 - rho2 * chebyshev_weight);
+        x = chebyshev_weight * (options_.chebyshev_gamma * (x - x_current) + x_current - x_previous) + x_previous;
+      } else {
+        x = options_.omega * (x - x_previous) + x_previous;  // SOR, §7.3
+      }
+      x_previous.swap(x_current);
+      projectAllOntoColliders(x);
+      largest = (x - x_previous).lpNorm<Eigen::Infinity>();  // x_previous now holds x^l
+    }
+    if (!x.allFinite()) {
+      x = last_finite;
+      monitor.stopFor(StopReason::kDiverged);
+      monitor.record(iteration, x);
+      break;
+    }
+    last_finite = x;
+    // No node moved beyond the positions' round-off: the residual is at its floor.
+    if (largest <= 1e-14 * std::max(1.0, x.lpNorm<Eigen::Infinity>())) monitor.stopFor(StopReason::kRoundoff);
+    stop = monitor.record(iteration, x);
+  }
+  state.x = x;
+}
+
+}  // namespace pbdlab
