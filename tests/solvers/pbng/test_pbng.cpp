@@ -18,6 +18,7 @@
 #include "solvers/pbng/family.hpp"
 #include "solvers/pbng/pbng_solver.hpp"
 #include "tests/support/clamped_block.hpp"
+#include "tests/support/step_run.hpp"
 
 namespace pbdlab {
 namespace {
@@ -66,20 +67,12 @@ Problem fallingBar(double dt = 0.01, int steps = 4) {
                             "falling bar");
 }
 
-struct StepRun {
-  Positions x;
-  StepResult result;
-  IterationLog log;
-};
+using test::StepRun;
 
+// Sets the solver up for `problem`, then runs one step (tests/support/step_run.hpp).
 StepRun runStep(Solver& solver, const Problem& problem, const State& start, const Budget& budget) {
-  StepRun run;
-  run.log = IterationLog(solver.logColumns());
-  State state = start;
   solver.setup(problem);
-  run.result = advanceOneStep(solver, problem, state, budget, run.log);
-  run.x = state.x;
-  return run;
+  return test::runStep(solver, problem, start, budget);
 }
 
 StepRun newtonStep(const Problem& problem, const State& start) {

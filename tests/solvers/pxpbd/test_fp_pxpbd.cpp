@@ -23,6 +23,7 @@
 #include "solvers/pxpbd/family.hpp"
 #include "solvers/pxpbd/fp_pxpbd.hpp"
 #include "tests/support/clamped_block.hpp"
+#include "tests/support/step_run.hpp"
 #include "tests/support/finite_difference.hpp"
 
 namespace pbdlab {
@@ -186,20 +187,8 @@ Problem fallingBar(MaterialModel model, double dt = 0.01) {
   return test::clampedBlock(makeBoxMesh(box), model, Integrator::kBackwardEuler, dt, 6, "falling bar");
 }
 
-struct StepRun {
-  Positions x;
-  StepResult result;
-  IterationLog log;
-};
-
-StepRun runStep(Solver& solver, const Problem& problem, const State& start, const Budget& budget) {
-  StepRun run;
-  run.log = IterationLog(solver.logColumns());
-  State state = start;
-  run.result = advanceOneStep(solver, problem, state, budget, run.log);
-  run.x = state.x;
-  return run;
-}
+using test::runStep;
+using test::StepRun;
 
 struct ConvergenceGates {
   int iterations = 100;             // sweeps per step
