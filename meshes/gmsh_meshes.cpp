@@ -4,8 +4,15 @@
 
 #include <Eigen/Geometry>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -186,6 +193,83 @@ Mesh makeRectangleMesh(const RectangleRecipe& recipe) {
   return mesh;
 }
 
+namespace {
+
+// Every vertex coordinate of an STL file (binary: 80-byte header, triangle count, 50 bytes a
+// triangle; else ASCII "vertex x y z" lines) must be finite before Gmsh reads it: a NaN
+// aborts Gmsh's reader (an assertion in its vertex search tree) and an infinite one makes it
+// drop triangles silently. Only the coordinates are scanned; Gmsh does the reading.
+void checkStlCoordinatesFinite(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto fail = [&](std::size_t triangle, int vertex, double value) {
+    throw std::runtime_error("triangle " + std::to_string(triangle + 1) + ", vertex " + std::to_string(vertex + 1) +
+                             " has a non-finite coordinate (" + std::to_string(value) + ")");
+  };
+  std::uint32_t count = 0;
+  if (bytes.size() >= 84) std::memcpy(&count, bytes.data() + 80, 4);
+  if (bytes.size() >= 84 && bytes.size() == 84 + 50 * static_cast<std::size_t>(count)) {  // binary
+    for (std::size_t t = 0; t < count; ++t)
+      for (int v = 0; v < 3; ++v)
+        for (int c = 0; c < 3; ++c) {
+          float value;
+          std::memcpy(&value, bytes.data() + 84 + 50 * t + 12 * (v + 1) + 4 * c, 4);
+          if (!std::isfinite(value)) fail(t, v, value);
+        }
+    return;
+  }
+  std::istringstream text(bytes);
+  std::string word;
+  std::size_t vertex = 0;
+  while (text >> word) {
+    if (word != "vertex") continue;
+    for (int c = 0; c < 3; ++c) {
+      std::string number;
+      if (!(text >> number)) return;  // truncated: the closedness check below says so
+      const double value = std::strtod(number.c_str(), nullptr);
+      if (!std::isfinite(value)) fail(vertex / 3, static_cast<int>(vertex % 3), value);
+    }
+    ++vertex;
+  }
+}
+
+// The surface Gmsh read from an STL file must be finite and closed before it is classified and
+// filled: a NaN vertex made Gmsh loop forever, and an open or truncated surface ended in its
+// "No elements in volume 1", which does not say what is wrong with the file.
+void checkClosedFiniteSurface() {
+  std::vector<std::size_t> node_tags;
+  std::vector<double> coords, parametric;
+  gmsh::model::mesh::getNodes(node_tags, coords, parametric, 2, -1, true, false);
+  for (std::size_t k = 0; k < node_tags.size(); ++k)
+    for (int c = 0; c < 3; ++c)
+      if (!std::isfinite(coords[3 * k + c]))
+        throw std::runtime_error("vertex " + std::to_string(k + 1) + " has a non-finite coordinate (" +
+                                 std::to_string(coords[3 * k + c]) + ")");
+  std::vector<std::size_t> triangle_tags, triangle_nodes;
+  gmsh::model::mesh::getElementsByType(2, triangle_tags, triangle_nodes, -1);
+  if (triangle_tags.empty()) throw std::runtime_error("the file holds no triangles");
+  // A closed surface: every edge is shared by exactly two triangles.
+  std::map<std::pair<std::size_t, std::size_t>, int> edge_triangles;
+  for (std::size_t t = 0; t < triangle_tags.size(); ++t)
+    for (int e = 0; e < 3; ++e) {
+      const std::size_t a = triangle_nodes[3 * t + e], b = triangle_nodes[3 * t + (e + 1) % 3];
+      ++edge_triangles[{std::min(a, b), std::max(a, b)}];
+    }
+  int open = 0, shared_by_more = 0;
+  for (const auto& [edge, count] : edge_triangles) {
+    open += count == 1;
+    shared_by_more += count > 2;
+  }
+  if (open > 0 || shared_by_more > 0)
+    throw std::runtime_error("the surface is not closed: of its " + std::to_string(edge_triangles.size()) + " edges, " +
+                             std::to_string(open) + " belong to one triangle only and " +
+                             std::to_string(shared_by_more) +
+                             " to more than two (a hole, a truncated file, or a non-manifold surface); a volume "
+                             "mesh needs a closed surface");
+}
+
+}  // namespace
+
 Mesh tetrahedralizeStl(const std::string& path, double target_size, double feature_angle_deg,
                        const std::string& source) {
   if (!std::isfinite(target_size) || !(target_size > 0.0)) {
@@ -197,6 +281,11 @@ Mesh tetrahedralizeStl(const std::string& path, double target_size, double featu
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw std::runtime_error(source + ": cannot open the STL file '" + path + "'");
+  }
+  try {
+    checkStlCoordinatesFinite(path);
+  } catch (const std::runtime_error& error) {
+    throw std::runtime_error(source + ": the STL file '" + path + "': " + error.what());
   }
   Mesh mesh;
   {
@@ -210,6 +299,7 @@ Mesh tetrahedralizeStl(const std::string& path, double target_size, double featu
         gmsh::vectorpair triangles;
         gmsh::model::getEntities(triangles, 2);
         if (triangles.empty()) throw std::runtime_error("the file holds no triangles");
+        checkClosedFiniteSurface();
         // Split the surface into patches that can each be parametrized, give them a geometry,
         // remesh them at target_size and fill the volume.
         gmsh::model::mesh::classifySurfaces(feature_angle_deg * kPi / 180.0, true, true, kPi);

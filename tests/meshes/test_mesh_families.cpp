@@ -9,6 +9,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -415,6 +419,47 @@ TEST(Bunny, StlTetrahedralizesIntoAClosedPositiveVolumeMesh) {
   EXPECT_TRUE(mesh.node_sets.count("z-min"));
   test::expectSameMesh(mesh, tetrahedralizeStl(path, 0.08, 60.0, "bunny"));
   EXPECT_THROW(tetrahedralizeStl(dir.file("missing.stl"), 0.08, 60.0, "bunny"), std::runtime_error);
+}
+
+// Bad STL files are refused with a message that says what is wrong (issue 12: a NaN vertex
+// aborted Gmsh's reader, an infinite one lost triangles silently, and an open or truncated
+// surface ended in Gmsh's "No elements in volume 1").
+TEST(Bunny, AnStlThatIsNotAFiniteClosedSurfaceIsRefusedSayingWhy) {
+  test::TempDir dir("bad_stl");
+  const Mesh surface = makeBunnySurface(2);
+  const std::string text = stlText(surface);
+  const auto expectRefused = [&](const std::string& name, const std::string& content, const std::string& says) {
+    const std::string path = dir.file(name);
+    std::ofstream(path, std::ios::binary) << content;
+    try {
+      tetrahedralizeStl(path, 0.1, 60.0, "bad");
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const std::runtime_error& error) {
+      EXPECT_NE(std::string(error.what()).find(says), std::string::npos) << name << ": " << error.what();
+    }
+  };
+  // ASCII: the first vertex's x replaced.
+  const std::size_t at = text.find("vertex ") + 7;
+  const std::size_t end = text.find(' ', at);
+  for (const std::string value : {"nan", "inf"})
+    expectRefused("ascii_" + value + ".stl", text.substr(0, at) + value + text.substr(end), "non-finite coordinate");
+  // Binary: 80-byte header, count, then per triangle a normal, three vertices, 2 bytes.
+  std::string binary(84 + 50 * surface.numElements(), '\0');
+  const std::uint32_t count = surface.numElements();
+  std::memcpy(&binary[80], &count, 4);
+  for (int t = 0; t < surface.numElements(); ++t)
+    for (int v = 0; v < 3; ++v)
+      for (int c = 0; c < 3; ++c) {
+        const float value = static_cast<float>(surface.rest_positions(surface.elements(t, v), c));
+        std::memcpy(&binary[84 + 50 * t + 12 * (v + 1) + 4 * c], &value, 4);
+      }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(&binary[84 + 50 * 7 + 12 * 2 + 4], &nan, 4);  // triangle 8, vertex 2, y
+  expectRefused("binary_nan.stl", binary, "triangle 8, vertex 2 has a non-finite coordinate");
+  // Open: the first facet dropped; truncated: the last third cut off.
+  const std::size_t facet = text.find("facet"), next = text.find("facet", text.find("endfacet") + 8);
+  expectRefused("open.stl", text.substr(0, facet) + text.substr(next), "the surface is not closed");
+  expectRefused("truncated.stl", text.substr(0, 2 * text.size() / 3), "the surface is not closed");
 }
 
 TEST(GmshGenerators, LeaveTheOpenMPThreadCountAlone) {
