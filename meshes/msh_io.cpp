@@ -567,28 +567,31 @@ std::string mshText(const Mesh& mesh) {
   std::ostringstream out;
   out << std::setprecision(std::numeric_limits<double>::max_digits10);
   out << "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n";
-  if (!sets.empty()) {
-    out << "$PhysicalNames\n" << sets.size() << '\n';
-    for (std::size_t i = 0; i < sets.size(); ++i) {
-      if (sets[i].first.find('"') != std::string::npos) {
-        throw std::invalid_argument("mshText: node set name '" + sets[i].first + "' contains a double quote");
-      }
-      out << "0 " << i + 1 << " \"" << sets[i].first << "\"\n";
+  // The mesh's own entity is the physical group `dim` 1 named "all" (readers such as meshio and
+  // Gmsh's "Save all" off keep only elements in a physical group; readMsh turns it back into
+  // the node set "all", every node).
+  out << "$PhysicalNames\n" << sets.size() + 1 << '\n';
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    if (sets[i].first.find('"') != std::string::npos) {
+      throw std::invalid_argument("mshText: node set name '" + sets[i].first + "' contains a double quote");
     }
-    out << "$EndPhysicalNames\n";
+    out << "0 " << i + 1 << " \"" << sets[i].first << "\"\n";
   }
+  out << dim << " 1 \"all\"\n";
+  out << "$EndPhysicalNames\n";
   Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();
   if (n > 0) {
     lo = mesh.rest_positions.colwise().minCoeff().transpose();
     hi = mesh.rest_positions.colwise().maxCoeff().transpose();
   }
-  // Entities: one point per node set (its physical group), one entity of the mesh's dimension.
+  // Entities: one point per node set (its physical group), one entity of the mesh's dimension
+  // (physical group 1, "all").
   out << "$Entities\n" << sets.size() << " 0 " << (dim == 2 ? 1 : 0) << ' ' << (dim == 3 ? 1 : 0) << '\n';
   for (std::size_t i = 0; i < sets.size(); ++i) {
     const Vec3 p = sets[i].second->empty() ? lo : mesh.restPosition(sets[i].second->front());
     out << i + 1 << ' ' << p.x() << ' ' << p.y() << ' ' << p.z() << " 1 " << i + 1 << '\n';
   }
-  out << "1 " << lo.x() << ' ' << lo.y() << ' ' << lo.z() << ' ' << hi.x() << ' ' << hi.y() << ' ' << hi.z() << " 0 0\n";
+  out << "1 " << lo.x() << ' ' << lo.y() << ' ' << lo.z() << ' ' << hi.x() << ' ' << hi.y() << ' ' << hi.z() << " 1 1 0\n";
   out << "$EndEntities\n";
 
   out << "$Nodes\n1 " << n << " 1 " << n << '\n' << dim << " 1 0 " << n << '\n';

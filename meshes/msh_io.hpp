@@ -25,8 +25,10 @@ namespace pbdlab {
 Mesh readMsh(const std::string& path);
 
 // The mesh as MSH 4.1 ASCII text: one entity holding every node and element (node tag =
-// index + 1, element tag = index + 1), and each node set except "all" as a physical group of
-// point elements (so readMsh gives the node sets back). Coordinates round-trip exactly.
+// index + 1, element tag = index + 1) in the physical group of the mesh's dimension named
+// "all" (meshio and Gmsh keep only elements that belong to a physical group), and each other
+// node set as a physical group of point elements (so readMsh gives the node sets back, "all"
+// from the mesh's group). Coordinates round-trip exactly.
 std::string mshText(const Mesh& mesh);
 // Writes mshText atomically. Throws std::runtime_error naming the path.
 void writeMsh(const std::string& path, const Mesh& mesh);

@@ -1,10 +1,18 @@
 #include "meshes/vtu_writer.hpp"
 
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <iomanip>
 #include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "core/atomic_file.hpp"
 #include "core/reference_element.hpp"
@@ -159,23 +167,136 @@ void checkFields(const std::string& path, const std::vector<VtuField>& fields, i
   }
 }
 
-void writeArray(std::ostringstream& out, const std::string& name, int components,
-                const double* values, std::size_t n) {
-  out << "        <DataArray type=\"Float64\" Name=\"" << xmlEscape(name)
-      << "\" NumberOfComponents=\"" << components << "\" format=\"ascii\">\n";
-  for (std::size_t i = 0; i < n; i += components) {
-    out << "         ";
-    for (int c = 0; c < components; ++c) out << ' ' << values[i + c];
-    out << '\n';
-  }
-  out << "        </DataArray>\n";
+// Host byte order, written into the file (VTK and meshio read either).
+bool littleEndian() {
+  const std::uint16_t one = 1;
+  unsigned char first = 0;
+  std::memcpy(&first, &one, 1);
+  return first == 1;
 }
+
+std::string base64(const unsigned char* data, std::size_t n) {
+  static const char kTable[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((n + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < n; i += 3) {
+    const std::uint32_t v = (std::uint32_t{data[i]} << 16) | (std::uint32_t{data[i + 1]} << 8) | data[i + 2];
+    out += kTable[(v >> 18) & 63];
+    out += kTable[(v >> 12) & 63];
+    out += kTable[(v >> 6) & 63];
+    out += kTable[v & 63];
+  }
+  if (i + 1 == n) {
+    const std::uint32_t v = std::uint32_t{data[i]} << 16;
+    out += kTable[(v >> 18) & 63];
+    out += kTable[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == n) {
+    const std::uint32_t v = (std::uint32_t{data[i]} << 16) | (std::uint32_t{data[i + 1]} << 8);
+    out += kTable[(v >> 18) & 63];
+    out += kTable[(v >> 12) & 63];
+    out += kTable[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+// VTK's vtkZLibDataCompressor layout with header_type UInt64: the header [number of blocks,
+// uncompressed block size, uncompressed size of the last block if partial (else 0), compressed
+// size of each block], then the compressed blocks. VTK's default block size, 32 KiB.
+constexpr std::size_t kBlockSize = 32768;
+
+struct Compressed {
+  std::vector<std::uint64_t> header;
+  std::string blocks;
+};
+
+Compressed compress(const std::string& path, const unsigned char* data, std::size_t n) {
+  Compressed c;
+  const std::size_t count = (n + kBlockSize - 1) / kBlockSize;
+  c.header = {count, kBlockSize, n % kBlockSize};
+  std::vector<unsigned char> buffer(compressBound(kBlockSize));
+  for (std::size_t b = 0; b < count; ++b) {
+    const std::size_t size = std::min(kBlockSize, n - b * kBlockSize);
+    uLongf written = static_cast<uLongf>(buffer.size());
+    if (compress2(buffer.data(), &written, data + b * kBlockSize, static_cast<uLong>(size), Z_DEFAULT_COMPRESSION) != Z_OK)
+      throw std::runtime_error("writeVtu('" + path + "'): zlib compression failed");
+    c.header.push_back(written);
+    c.blocks.append(reinterpret_cast<const char*>(buffer.data()), written);
+  }
+  return c;
+}
+
+// Writes DataArray elements in one of the three formats; the appended bytes are collected for
+// the <AppendedData> section at the end.
+class ArrayWriter {
+ public:
+  ArrayWriter(std::ostringstream& xml, VtuFormat format, std::string path)
+      : xml_(xml), format_(format), path_(std::move(path)) {}
+
+  template <class T>
+  void write(const char* vtk_type, const std::string& name, int components, const T* values, std::size_t n,
+             int per_line) {
+    xml_ << "        <DataArray type=\"" << vtk_type << "\" Name=\"" << xmlEscape(name) << '"';
+    if (components > 1) xml_ << " NumberOfComponents=\"" << components << '"';
+    if (format_ == VtuFormat::kAscii) {
+      xml_ << " format=\"ascii\">\n";
+      for (std::size_t i = 0; i < n; i += static_cast<std::size_t>(per_line)) {
+        xml_ << "         ";
+        for (std::size_t k = i; k < std::min(n, i + static_cast<std::size_t>(per_line)); ++k) {
+          if constexpr (std::is_floating_point_v<T>) xml_ << ' ' << values[k];
+          else xml_ << ' ' << static_cast<long long>(values[k]);
+        }
+        xml_ << '\n';
+      }
+      xml_ << "        </DataArray>\n";
+      return;
+    }
+    const Compressed c = compress(path_, reinterpret_cast<const unsigned char*>(values), n * sizeof(T));
+    const auto* header = reinterpret_cast<const unsigned char*>(c.header.data());
+    const std::size_t header_bytes = c.header.size() * sizeof(std::uint64_t);
+    if (format_ == VtuFormat::kBase64) {
+      // As VTK writes it: the header and the blocks encoded separately.
+      xml_ << " format=\"binary\">\n          " << base64(header, header_bytes)
+           << base64(reinterpret_cast<const unsigned char*>(c.blocks.data()), c.blocks.size())
+           << "\n        </DataArray>\n";
+    } else {
+      xml_ << " format=\"appended\" offset=\"" << appended_.size() << "\"/>\n";
+      appended_.append(reinterpret_cast<const char*>(header), header_bytes);
+      appended_ += c.blocks;
+    }
+  }
+
+  const std::string& appended() const { return appended_; }
+
+ private:
+  std::ostringstream& xml_;
+  VtuFormat format_;
+  std::string path_;
+  std::string appended_;
+};
 
 }  // namespace
 
+const char* vtuFormatName(VtuFormat format) {
+  switch (format) {
+    case VtuFormat::kBinary: return "binary";
+    case VtuFormat::kBase64: return "base64";
+    case VtuFormat::kAscii: return "ascii";
+  }
+  throw std::invalid_argument("vtuFormatName: unknown format");
+}
+
+VtuFormat vtuFormatFromName(const std::string& name) {
+  for (VtuFormat f : {VtuFormat::kBinary, VtuFormat::kBase64, VtuFormat::kAscii})
+    if (name == vtuFormatName(f)) return f;
+  throw std::invalid_argument("unknown .vtu format '" + name + "' (known: binary, base64, ascii)");
+}
+
 void writeVtu(const std::string& path, const Mesh& mesh, const Positions& x,
               const std::vector<VtuField>& point_fields,
-              const std::vector<VtuField>& cell_fields) {
+              const std::vector<VtuField>& cell_fields, VtuFormat format) {
   const int n_nodes = mesh.numNodes();
   const int n_cells = mesh.numElements();
   if (x.size() != 3 * static_cast<Eigen::Index>(n_nodes)) {
@@ -198,45 +319,68 @@ void writeVtu(const std::string& path, const Mesh& mesh, const Positions& x,
   std::ostringstream out;
   out << std::setprecision(std::numeric_limits<double>::max_digits10);
   out << "<?xml version=\"1.0\"?>\n"
-      << "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
-         "header_type=\"UInt64\">\n"
+      << "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\""
+      << (littleEndian() ? "LittleEndian" : "BigEndian") << "\" header_type=\"UInt64\""
+      << (format == VtuFormat::kAscii ? "" : " compressor=\"vtkZLibDataCompressor\"") << ">\n"
       << "  <UnstructuredGrid>\n"
       << "    <Piece NumberOfPoints=\"" << n_nodes << "\" NumberOfCells=\"" << n_cells << "\">\n";
+  ArrayWriter arrays(out, format, path);
 
+  // Points at rest, the motion in "displacement" (the active vectors: Warp By Vector's input).
   out << "      <PointData Vectors=\"displacement\">\n";
   const Positions rest = mesh.restPositionsFlat();
   const Positions displacement = x - rest;
-  writeArray(out, "displacement", 3, displacement.data(), static_cast<std::size_t>(displacement.size()));
-  for (const VtuField& f : point_fields) writeArray(out, f.name, f.components, f.values.data(), f.values.size());
+  arrays.write("Float64", "displacement", 3, displacement.data(), static_cast<std::size_t>(displacement.size()), 3);
+  for (const VtuField& f : point_fields)
+    arrays.write("Float64", f.name, f.components, f.values.data(), f.values.size(), f.components);
   out << "      </PointData>\n";
 
   out << "      <CellData>\n";
-  for (const VtuField& f : cell_fields) writeArray(out, f.name, f.components, f.values.data(), f.values.size());
+  for (const VtuField& f : cell_fields)
+    arrays.write("Float64", f.name, f.components, f.values.data(), f.values.size(), f.components);
   out << "      </CellData>\n";
 
   out << "      <Points>\n";
-  writeArray(out, "Points", 3, x.data(), static_cast<std::size_t>(x.size()));
+  arrays.write("Float64", "Points", 3, rest.data(), static_cast<std::size_t>(rest.size()), 3);
   out << "      </Points>\n";
 
-  out << "      <Cells>\n"
-      << "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
+  std::vector<std::int64_t> connectivity(static_cast<std::size_t>(n_cells) * static_cast<std::size_t>(per_cell));
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(n_cells));
+  const std::vector<std::uint8_t> types(static_cast<std::size_t>(n_cells), static_cast<std::uint8_t>(vtk_type));
   for (int e = 0; e < n_cells; ++e) {
-    out << "         ";
-    for (int k = 0; k < per_cell; ++k) out << ' ' << mesh.elements(e, order[static_cast<std::size_t>(k)]);
-    out << '\n';
+    for (int k = 0; k < per_cell; ++k)
+      connectivity[static_cast<std::size_t>(e) * per_cell + k] = mesh.elements(e, order[static_cast<std::size_t>(k)]);
+    offsets[static_cast<std::size_t>(e)] = static_cast<std::int64_t>(e + 1) * per_cell;
   }
-  out << "        </DataArray>\n"
-      << "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n";
-  for (int e = 0; e < n_cells; ++e) out << "          " << static_cast<long long>(e + 1) * per_cell << '\n';
-  out << "        </DataArray>\n"
-      << "        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
-  for (int e = 0; e < n_cells; ++e) out << "          " << vtk_type << '\n';
-  out << "        </DataArray>\n"
-      << "      </Cells>\n"
+  out << "      <Cells>\n";
+  arrays.write("Int64", "connectivity", 1, connectivity.data(), connectivity.size(), per_cell);
+  arrays.write("Int64", "offsets", 1, offsets.data(), offsets.size(), 1);
+  arrays.write("UInt8", "types", 1, types.data(), types.size(), 1);
+  out << "      </Cells>\n"
       << "    </Piece>\n"
-      << "  </UnstructuredGrid>\n"
-      << "</VTKFile>\n";
+      << "  </UnstructuredGrid>\n";
+  if (format == VtuFormat::kBinary) {
+    // "_" starts the data (offsets count from the byte after it); the newline before the closing
+    // tag is what meshio's reader strips.
+    out << "  <AppendedData encoding=\"raw\">\n   _" << arrays.appended() << "\n  </AppendedData>\n";
+  }
+  out << "</VTKFile>\n";
 
+  writeFileAtomically(path, out.str());
+}
+
+void writePvd(const std::string& path, const std::vector<PvdEntry>& entries) {
+  std::ostringstream out;
+  out << std::setprecision(std::numeric_limits<double>::max_digits10);
+  out << "<?xml version=\"1.0\"?>\n"
+      << "<VTKFile type=\"Collection\" version=\"0.1\">\n"
+      << "  <Collection>\n";
+  for (const PvdEntry& e : entries) {
+    if (!std::isfinite(e.time)) throw std::invalid_argument("writePvd('" + path + "'): time of '" + e.file + "' is not finite");
+    out << "    <DataSet timestep=\"" << e.time << "\" group=\"\" part=\"0\" file=\"" << xmlEscape(e.file) << "\"/>\n";
+  }
+  out << "  </Collection>\n"
+      << "</VTKFile>\n";
   writeFileAtomically(path, out.str());
 }
 

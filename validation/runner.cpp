@@ -117,6 +117,7 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   result.all_steps_converged = true;
   nlohmann::json steps = nlohmann::json::array();
   std::vector<std::pair<std::string, Positions>> frames;
+  std::vector<PvdEntry> collection;  // every_step: the frames' times, for steps.pvd
   double total_solver_seconds = 0.0;
   int total_iterations = 0;
   double last_residual = 0.0, last_relative = 0.0, last_energy = 0.0;
@@ -196,7 +197,10 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
                  state.t, frame_iterations, last_residual, last_relative, frame_seconds, wall,
                  stopReasonName(frame_reason));
     }
-    if (scene.output.vtu == OutputSpec::Frames::kEveryStep) frames.emplace_back(frameName(frame), state.x);
+    if (scene.output.vtu == OutputSpec::Frames::kEveryStep) {
+      frames.emplace_back(frameName(frame), state.x);
+      collection.push_back({state.t, frameName(frame)});
+    }
   }
   if (scene.output.vtu == OutputSpec::Frames::kFinal) frames.emplace_back("final.vtu", state.x);
 
@@ -220,7 +224,10 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   fs::create_directories(options.out_dir);
   const fs::path out(options.out_dir);
   writeFileAtomically((out / "iterations.csv").string(), log.toCsv());
-  for (const auto& [name, x] : frames) writeVtu((out / name).string(), problem.mesh, x);
+  for (const auto& [name, x] : frames)
+    writeVtu((out / name).string(), problem.mesh, x, {}, {}, vtuFormatFromName(scene.output.vtu_format));
+  // After the frames, so the collection never names a missing file; ParaView plays it as a time series.
+  if (!collection.empty()) writePvd((out / "steps.pvd").string(), collection);
   writeFileAtomically((out / "summary.json").string(), result.summary.dump(2) + "\n");
   result.final_positions = state.x;
   result.log = log;

@@ -453,13 +453,15 @@ OutputSpec parseOutput(const Reader& in, const json& doc, json& out) {
   OutputSpec spec;
   const json empty = json::object();
   const json& output = doc.contains("output") ? in.object(doc["output"], at) : empty;
-  in.onlyKeys(output, at, {"vtu", "probes"});
+  in.onlyKeys(output, at, {"vtu", "vtu_format", "probes"});
   std::string vtu = "final";
   if (output.contains("vtu")) {
     vtu = in.oneOf(output["vtu"], at + "/vtu", {"none", "final", "every_step"});
     spec.vtu = vtu == "none" ? OutputSpec::Frames::kNone
                              : vtu == "final" ? OutputSpec::Frames::kFinal : OutputSpec::Frames::kEveryStep;
   }
+  if (output.contains("vtu_format"))
+    spec.vtu_format = in.oneOf(output["vtu_format"], at + "/vtu_format", {"binary", "base64", "ascii"});
   json probes = json::object();
   if (output.contains("probes")) {
     const json& value = in.object(output["probes"], at + "/probes");
@@ -468,7 +470,7 @@ OutputSpec parseOutput(const Reader& in, const json& doc, json& out) {
       probes[name] = toJson(spec.probes.back().point);
     }
   }
-  out = {{"vtu", vtu}, {"probes", probes}};
+  out = {{"vtu", vtu}, {"vtu_format", spec.vtu_format}, {"probes", probes}};
   return spec;
 }
 

@@ -20,6 +20,7 @@ struct SolverSpec {
 struct OutputSpec {
   enum class Frames { kNone, kFinal, kEveryStep };
   Frames vtu = Frames::kFinal;
+  std::string vtu_format = "binary";  // "binary", "base64" or "ascii" (meshes/vtu_writer.hpp VtuFormat)
   // Named rest-frame points whose displacement is written to the summary after every step
   // (e.g. "tip": the centre of the free end).
   struct Probe {

@@ -72,7 +72,28 @@ TEST(Msh, GmshReadsOurFiles) {
     EXPECT_EQ(tags.size(), static_cast<std::size_t>(mesh.numElements()));
     gmsh::vectorpair groups;
     gmsh::model::getPhysicalGroups(groups);
-    EXPECT_EQ(groups.size(), mesh.node_sets.size() - 1);  // every set but "all"
+    // Every node set but "all" as points, and the mesh's elements as the group "all".
+    EXPECT_EQ(groups.size(), mesh.node_sets.size());
+    const int dim = elementDimension(mesh.element_type);
+    int all_tag = -1;
+    for (const auto& group : groups) {
+      std::string name;
+      gmsh::model::getPhysicalName(group.first, group.second, name);
+      if (name == "all") {
+        EXPECT_EQ(group.first, dim);
+        all_tag = group.second;
+      }
+    }
+    ASSERT_GT(all_tag, 0) << "no physical group \"all\" for the mesh";
+    std::vector<int> entities;
+    gmsh::model::getEntitiesForPhysicalGroup(dim, all_tag, entities);
+    ASSERT_EQ(entities.size(), 1u);
+    std::vector<int> types;
+    std::vector<std::vector<std::size_t>> group_elements, group_element_nodes;
+    gmsh::model::mesh::getElements(types, group_elements, group_element_nodes, dim, entities[0]);
+    ASSERT_EQ(types.size(), 1u);
+    EXPECT_EQ(types[0], gmshElementType(mesh.element_type));
+    EXPECT_EQ(group_elements[0].size(), static_cast<std::size_t>(mesh.numElements()));
     for (const auto& group : groups) {
       std::string name;
       gmsh::model::getPhysicalName(group.first, group.second, name);

@@ -1,10 +1,17 @@
 // .vtu output: counts, cell types, the Gmsh -> VTK node permutations (derived from the
 // reference coordinates, checked against Gmsh's getElementProperties and VTK's outward face
-// tables), fields read back as text; failures leave no file.
+// tables), fields read back in each format (appended raw and base64 zlib-compressed, ASCII)
+// by the test's own decoder, the ParaView collection (.pvd); failures leave no file.
 #include <gmsh.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -42,19 +49,139 @@ std::string readText(const fs::path& path) {
   return s.str();
 }
 
-// The whitespace-separated numbers inside the DataArray whose Name is `name`.
+std::string attributeText(const std::string& tag, const std::string& name) {
+  const std::string key = " " + name + "=\"";
+  const std::size_t at = tag.find(key);
+  if (at == std::string::npos) return "";
+  const std::size_t begin = at + key.size();
+  return tag.substr(begin, tag.find('"', begin) - begin);
+}
+
+// An independent reader of the three layouts (base64 decoding and zlib's uncompress here,
+// VTK's header_type UInt64 compression header [blocks, block size, last partial block size,
+// compressed sizes...]).
+std::string decodeBase64(const std::string& text) {
+  std::string out;
+  std::uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : text) {
+    int v;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    else if (c == '=') { buffer = 0; bits = 0; continue; }  // padding ends a separately encoded part
+    else continue;
+    buffer = (buffer << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+std::uint64_t headerItem(const std::string& bytes, std::size_t i) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, bytes.data() + 8 * i, 8);
+  return v;
+}
+
+// The uncompressed bytes of a compressed array whose header and blocks are `bytes`; checks the
+// header's sizes, and that the array takes exactly `stored` bytes (when known: 0 = unknown).
+std::string decompressArray(const std::string& bytes, std::size_t stored = 0) {
+  const std::uint64_t blocks = headerItem(bytes, 0);
+  const std::uint64_t block_size = headerItem(bytes, 1);
+  const std::uint64_t last_size = headerItem(bytes, 2);
+  EXPECT_EQ(block_size, 32768u);
+  std::size_t at = 8 * (3 + blocks);
+  std::string out;
+  for (std::uint64_t b = 0; b < blocks; ++b) {
+    const std::uint64_t compressed = headerItem(bytes, 3 + b);
+    const std::uint64_t expected = (b + 1 == blocks && last_size != 0) ? last_size : block_size;
+    std::string block(expected, '\0');
+    uLongf size = static_cast<uLongf>(expected);
+    EXPECT_EQ(uncompress(reinterpret_cast<Bytef*>(&block[0]), &size,
+                         reinterpret_cast<const Bytef*>(bytes.data() + at), static_cast<uLong>(compressed)),
+              Z_OK) << "block " << b;
+    EXPECT_EQ(size, expected) << "block " << b;
+    out += block.substr(0, size);
+    at += compressed;
+  }
+  if (stored != 0) {
+    EXPECT_EQ(at, stored) << "the header's sizes do not add up to the array's bytes";
+  }
+  return out;
+}
+
+template <class T>
+std::vector<double> asDoubles(const std::string& bytes) {
+  std::vector<double> values(bytes.size() / sizeof(T));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    T v;
+    std::memcpy(&v, bytes.data() + i * sizeof(T), sizeof(T));
+    values[i] = static_cast<double>(v);
+  }
+  return values;
+}
+
+// The numbers of the DataArray whose Name is `name`, in whichever format it was written.
 std::vector<double> dataArray(const std::string& text, const std::string& name) {
   const std::string open = "Name=\"" + name + "\"";
   const std::size_t at = text.find(open);
   if (at == std::string::npos) return {};
-  const std::size_t begin = text.find('>', at) + 1;
-  const std::size_t end = text.find("</DataArray>", begin);
-  std::istringstream in(text.substr(begin, end - begin));
-  std::vector<double> values;
-  double v;
-  while (in >> v) values.push_back(v);
-  return values;
+  const std::size_t tag_begin = text.rfind('<', at);
+  const std::size_t tag_end = text.find('>', at);
+  const std::string tag = text.substr(tag_begin, tag_end - tag_begin);
+  const std::string format = attributeText(tag, "format");
+  const std::string type = attributeText(tag, "type");
+  std::string bytes;
+  if (format == "ascii") {
+    const std::size_t end = text.find("</DataArray>", tag_end);
+    std::istringstream in(text.substr(tag_end + 1, end - tag_end - 1));
+    std::vector<double> values;
+    double v;
+    while (in >> v) values.push_back(v);
+    return values;
+  } else if (format == "binary") {
+    const std::size_t end = text.find("</DataArray>", tag_end);
+    std::string encoded;
+    for (std::size_t i = tag_end + 1; i < end; ++i)
+      if (!std::isspace(static_cast<unsigned char>(text[i]))) encoded += text[i];
+    // The header is encoded on its own: decode the block count, then the header, then the rest.
+    const std::uint64_t blocks = headerItem(decodeBase64(encoded.substr(0, 12)), 0);
+    const std::size_t header_chars = (8 * (3 + blocks) + 2) / 3 * 4;
+    bytes = decodeBase64(encoded.substr(0, header_chars)).substr(0, 8 * (3 + blocks)) +
+            decodeBase64(encoded.substr(header_chars));
+    bytes = decompressArray(bytes, bytes.size());
+  } else if (format == "appended") {
+    const std::size_t section = text.find("<AppendedData encoding=\"raw\">");
+    EXPECT_NE(section, std::string::npos);
+    const std::size_t start = text.find('_', section) + 1;
+    const std::size_t end = text.rfind("\n  </AppendedData>");
+    // The array ends where the next one (the next larger offset) or the data begins.
+    const std::size_t offset = std::stoull(attributeText(tag, "offset"));
+    std::size_t next = end - start;
+    for (std::size_t at_offset = text.find(" offset=\""); at_offset < section;
+         at_offset = text.find(" offset=\"", at_offset + 1)) {
+      const std::size_t other = std::stoull(text.substr(at_offset + 9));
+      if (other > offset) next = std::min(next, other);
+    }
+    bytes = decompressArray(text.substr(start + offset, next - offset), next - offset);
+  } else {
+    ADD_FAILURE() << "unknown format '" << format << "' of " << name;
+    return {};
+  }
+  if (type == "Float64") return asDoubles<double>(bytes);
+  if (type == "Int64") return asDoubles<std::int64_t>(bytes);
+  if (type == "UInt8") return asDoubles<std::uint8_t>(bytes);
+  ADD_FAILURE() << "unknown type '" << type << "' of " << name;
+  return {};
 }
+
+const VtuFormat kFormats[] = {VtuFormat::kBinary, VtuFormat::kBase64, VtuFormat::kAscii};
 
 int attribute(const std::string& text, const std::string& name) {
   std::smatch m;
@@ -84,35 +211,41 @@ TEST(VtuWriter, WritesCountsCellTypesAndFields) {
   VtuField energy{"energy", 1, std::vector<double>(10, 2.5)};
   VtuField stress{"stress <xx>", 3, std::vector<double>(30, -1.0)};
 
-  const fs::path dir = freshTempDir("ok");
-  const fs::path path = dir / "frame.vtu";
-  writeVtu(path.string(), mesh, x, {temperature}, {energy, stress});
-  const std::string text = readText(path);
+  for (VtuFormat format : kFormats) {
+    SCOPED_TRACE(vtuFormatName(format));
+    const fs::path dir = freshTempDir("ok");
+    const fs::path path = dir / "frame.vtu";
+    writeVtu(path.string(), mesh, x, {temperature}, {energy, stress}, format);
+    const std::string text = readText(path);
+    EXPECT_EQ(text.find("compressor=\"vtkZLibDataCompressor\"") != std::string::npos, format != VtuFormat::kAscii);
+    EXPECT_EQ(text.find("<AppendedData") != std::string::npos, format == VtuFormat::kBinary);
 
-  EXPECT_NE(text.find("<VTKFile type=\"UnstructuredGrid\""), std::string::npos);
-  EXPECT_EQ(attribute(text, "NumberOfPoints"), 12);
-  EXPECT_EQ(attribute(text, "NumberOfCells"), 10);
+    EXPECT_NE(text.find("<VTKFile type=\"UnstructuredGrid\""), std::string::npos);
+    EXPECT_EQ(attribute(text, "NumberOfPoints"), 12);
+    EXPECT_EQ(attribute(text, "NumberOfCells"), 10);
 
-  const std::vector<double> types = dataArray(text, "types");
-  ASSERT_EQ(types.size(), 10u);
-  for (double t : types) EXPECT_EQ(t, 10.0);
-  const std::vector<double> offsets = dataArray(text, "offsets");
-  ASSERT_EQ(offsets.size(), 10u);
-  EXPECT_EQ(offsets.back(), 40.0);
-  const std::vector<double> connectivity = dataArray(text, "connectivity");
-  ASSERT_EQ(connectivity.size(), 40u);
-  for (int e = 0; e < 10; ++e) {
-    for (int k = 0; k < 4; ++k) EXPECT_EQ(connectivity[4 * e + k], mesh.elements(e, k));
+    const std::vector<double> types = dataArray(text, "types");
+    ASSERT_EQ(types.size(), 10u);
+    for (double t : types) EXPECT_EQ(t, 10.0);
+    const std::vector<double> offsets = dataArray(text, "offsets");
+    ASSERT_EQ(offsets.size(), 10u);
+    EXPECT_EQ(offsets.back(), 40.0);
+    const std::vector<double> connectivity = dataArray(text, "connectivity");
+    ASSERT_EQ(connectivity.size(), 40u);
+    for (int e = 0; e < 10; ++e) {
+      for (int k = 0; k < 4; ++k) EXPECT_EQ(connectivity[4 * e + k], mesh.elements(e, k));
   }
 
+  // The points at rest, the motion in "displacement" (Warp By Vector gives x).
+  const Positions rest = mesh.restPositionsFlat();
   const std::vector<double> points = dataArray(text, "Points");
   ASSERT_EQ(points.size(), 36u);
-  for (int i = 0; i < 36; ++i) EXPECT_EQ(points[i], x[i]) << i;  // bit-exact round trip
+  for (int i = 0; i < 36; ++i) EXPECT_EQ(points[i], rest[i]) << i;  // bit-exact round trip
 
   const std::vector<double> displacement = dataArray(text, "displacement");
   ASSERT_EQ(displacement.size(), 36u);
-  const Positions rest = mesh.restPositionsFlat();
   for (int i = 0; i < 36; ++i) EXPECT_EQ(displacement[i], x[i] - rest[i]) << i;
+  EXPECT_NE(text.find("<PointData Vectors=\"displacement\">"), std::string::npos);
   EXPECT_NEAR(displacement[2], -0.25, 1e-15);
 
   EXPECT_EQ(dataArray(text, "temperature"), temperature.values);
@@ -124,6 +257,75 @@ TEST(VtuWriter, WritesCountsCellTypesAndFields) {
   for (const auto& entry : fs::directory_iterator(dir)) {
     ++files;
     EXPECT_EQ(entry.path().filename(), "frame.vtu");
+  }
+  EXPECT_EQ(files, 1);
+  fs::remove_all(dir);
+  }
+}
+
+// Arrays longer than one 32 KiB compression block: several blocks, the last one partial (or
+// full), read back exactly in both binary layouts.
+TEST(VtuWriter, BinaryArraysOfSeveralBlocks) {
+  BoxMeshRecipe recipe;
+  recipe.cells = {12, 12, 12};  // 2197 nodes (52,728 bytes of points), 8640 tets
+  const Mesh mesh = makeBoxMesh(recipe);
+  Positions x = mesh.restPositionsFlat();
+  for (Eigen::Index i = 0; i < x.size(); ++i) x[i] += 1e-3 * std::sin(0.37 * static_cast<double>(i));
+  // 8640 values: 69,120 bytes, two full blocks and a partial one.
+  VtuField full{"full", 1, std::vector<double>(static_cast<std::size_t>(mesh.numElements()))};
+  for (std::size_t e = 0; e < full.values.size(); ++e) full.values[e] = 0.5 * static_cast<double>(e) - 7.0;
+  const fs::path dir = freshTempDir("blocks");
+  for (VtuFormat format : {VtuFormat::kBinary, VtuFormat::kBase64}) {
+    SCOPED_TRACE(vtuFormatName(format));
+    const fs::path path = dir / "big.vtu";
+    writeVtu(path.string(), mesh, x, {}, {full}, format);
+    const std::string text = readText(path);
+    const std::vector<double> points = dataArray(text, "Points");
+    ASSERT_EQ(points.size(), static_cast<std::size_t>(x.size()));
+    const std::vector<double> displacement = dataArray(text, "displacement");
+    ASSERT_EQ(displacement.size(), static_cast<std::size_t>(x.size()));
+    const Positions rest = mesh.restPositionsFlat();
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      ASSERT_EQ(points[static_cast<std::size_t>(i)], rest[i]) << i;
+      ASSERT_EQ(displacement[static_cast<std::size_t>(i)], x[i] - rest[i]) << i;
+    }
+    EXPECT_EQ(dataArray(text, "full"), full.values);
+    const std::vector<double> connectivity = dataArray(text, "connectivity");
+    ASSERT_EQ(connectivity.size(), static_cast<std::size_t>(4 * mesh.numElements()));
+    for (int e = 0; e < mesh.numElements(); ++e)
+      for (int k = 0; k < 4; ++k) ASSERT_EQ(connectivity[static_cast<std::size_t>(4 * e + k)], mesh.elements(e, k));
+    // Compression pays: smaller than the raw bytes of the arrays.
+    const std::size_t raw = 8 * (2 * x.size() + 5 * mesh.numElements() + full.values.size()) + mesh.numElements();
+    EXPECT_LT(text.size(), raw / 2) << "raw " << raw;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(VtuWriter, FormatNames) {
+  for (VtuFormat format : kFormats) EXPECT_EQ(vtuFormatFromName(vtuFormatName(format)), format);
+  EXPECT_STREQ(vtuFormatName(VtuFormat::kBinary), "binary");
+  EXPECT_THROW(vtuFormatFromName("raw"), std::invalid_argument);
+}
+
+// The ParaView collection: one DataSet per file with its time; written atomically.
+TEST(Pvd, ListsEveryFileWithItsTime) {
+  const fs::path dir = freshTempDir("pvd");
+  const fs::path path = dir / "steps.pvd";
+  writePvd(path.string(), {{0.1, "step_0001.vtu"}, {0.2, "step_0002.vtu"}, {1.0 / 3.0, "a&b.vtu"}});
+  const std::string text = readText(path);
+  EXPECT_NE(text.find("<VTKFile type=\"Collection\""), std::string::npos);
+  EXPECT_NE(text.find("<DataSet timestep=\"0.10000000000000001\" group=\"\" part=\"0\" file=\"step_0001.vtu\"/>"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("file=\"a&amp;b.vtu\""), std::string::npos);
+  std::size_t count = 0;
+  for (std::size_t at = text.find("<DataSet"); at != std::string::npos; at = text.find("<DataSet", at + 1)) ++count;
+  EXPECT_EQ(count, 3u);
+  EXPECT_THROW(writePvd(path.string(), {{std::nan(""), "x.vtu"}}), std::invalid_argument);
+  EXPECT_THROW(writePvd((dir / "absent" / "s.pvd").string(), {}), std::runtime_error);
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(entry.path().filename(), "steps.pvd");
   }
   EXPECT_EQ(files, 1);
   fs::remove_all(dir);
@@ -255,31 +457,36 @@ TEST(VtuWriter, EveryElementTypeWithItsCellTypeAndOrder) {
   rectangle.cells = {2, 2};
   const std::vector<Mesh> meshes = test::oneMeshOfEveryType(smallBox(), rectangle);
   for (const Mesh& mesh : meshes) {
-    SCOPED_TRACE(mesh.source);
-    const std::string path = (dir / "mesh.vtu").string();
-    Positions x = mesh.restPositionsFlat();
-    x *= 1.5;
-    VtuField element_index{"element_index", 1, std::vector<double>(static_cast<std::size_t>(mesh.numElements()))};
-    for (int e = 0; e < mesh.numElements(); ++e) element_index.values[static_cast<std::size_t>(e)] = e;
-    writeVtu(path, mesh, x, {}, {element_index});
-    const std::string text = readText(path);
-    const int per = nodesPerElement(mesh.element_type);
-    EXPECT_EQ(attribute(text, "NumberOfCells"), mesh.numElements());
-    const std::vector<double> types = dataArray(text, "types");
-    ASSERT_EQ(types.size(), static_cast<std::size_t>(mesh.numElements()));
-    for (double t : types) EXPECT_EQ(t, vtkCellType(mesh.element_type));
-    const std::vector<double> offsets = dataArray(text, "offsets");
-    EXPECT_EQ(offsets.back(), static_cast<double>(per * mesh.numElements()));
-    const std::vector<double> connectivity = dataArray(text, "connectivity");
-    ASSERT_EQ(connectivity.size(), static_cast<std::size_t>(per * mesh.numElements()));
-    const std::vector<int>& order = vtkNodeOrder(mesh.element_type);
-    for (int e = 0; e < mesh.numElements(); ++e)
-      for (int k = 0; k < per; ++k)
-        ASSERT_EQ(connectivity[static_cast<std::size_t>(per * e + k)], mesh.elements(e, order[static_cast<std::size_t>(k)]));
-    EXPECT_EQ(dataArray(text, "element_index"), element_index.values);
-    const std::vector<double> displacement = dataArray(text, "displacement");
-    ASSERT_EQ(displacement.size(), static_cast<std::size_t>(3 * mesh.numNodes()));
-    for (int i = 0; i < 3 * mesh.numNodes(); ++i) EXPECT_EQ(displacement[static_cast<std::size_t>(i)], x[i] - mesh.restPositionsFlat()[i]);
+    for (VtuFormat format : kFormats) {
+      SCOPED_TRACE(mesh.source + " " + vtuFormatName(format));
+      const std::string path = (dir / "mesh.vtu").string();
+      Positions x = mesh.restPositionsFlat();
+      x *= 1.5;
+      VtuField element_index{"element_index", 1, std::vector<double>(static_cast<std::size_t>(mesh.numElements()))};
+      for (int e = 0; e < mesh.numElements(); ++e) element_index.values[static_cast<std::size_t>(e)] = e;
+      writeVtu(path, mesh, x, {}, {element_index}, format);
+      const std::string text = readText(path);
+      const int per = nodesPerElement(mesh.element_type);
+      EXPECT_EQ(attribute(text, "NumberOfCells"), mesh.numElements());
+      const std::vector<double> types = dataArray(text, "types");
+      ASSERT_EQ(types.size(), static_cast<std::size_t>(mesh.numElements()));
+      for (double t : types) EXPECT_EQ(t, vtkCellType(mesh.element_type));
+      const std::vector<double> offsets = dataArray(text, "offsets");
+      EXPECT_EQ(offsets.back(), static_cast<double>(per * mesh.numElements()));
+      const std::vector<double> connectivity = dataArray(text, "connectivity");
+      ASSERT_EQ(connectivity.size(), static_cast<std::size_t>(per * mesh.numElements()));
+      const std::vector<int>& order = vtkNodeOrder(mesh.element_type);
+      for (int e = 0; e < mesh.numElements(); ++e)
+        for (int k = 0; k < per; ++k)
+          ASSERT_EQ(connectivity[static_cast<std::size_t>(per * e + k)], mesh.elements(e, order[static_cast<std::size_t>(k)]));
+      EXPECT_EQ(dataArray(text, "element_index"), element_index.values);
+      const std::vector<double> displacement = dataArray(text, "displacement");
+      ASSERT_EQ(displacement.size(), static_cast<std::size_t>(3 * mesh.numNodes()));
+      for (int i = 0; i < 3 * mesh.numNodes(); ++i) EXPECT_EQ(displacement[static_cast<std::size_t>(i)], x[i] - mesh.restPositionsFlat()[i]);
+      const std::vector<double> points = dataArray(text, "Points");
+      ASSERT_EQ(points.size(), static_cast<std::size_t>(3 * mesh.numNodes()));
+      for (int i = 0; i < 3 * mesh.numNodes(); ++i) EXPECT_EQ(points[static_cast<std::size_t>(i)], mesh.restPositionsFlat()[i]);
+    }
   }
   fs::remove_all(dir);
 }

@@ -79,7 +79,7 @@ TEST(Measures, SummaryHasEachFramesVolumeRatio) {
   document["time"] = json::parse(R"({"integrator": "quasistatic", "dt": 1, "steps": 2})");
   const Scene scene = parseScene(document, "stretch.json");
   const fs::path out = fs::path(::testing::TempDir()) / ("pbdlab_test_measures_run_" + std::to_string(::getpid()));
-  const RunResult result = runScene(scene, {out.string(), false});
+  const RunResult result = runScene(scene, {out.string(), false, 0.0, ""});
   const json& steps = result.summary["steps"];
   ASSERT_EQ(steps.size(), 2u);
   for (const json& step : steps) {

@@ -227,7 +227,7 @@ TEST(Scene, ProbesAreSampledAfterEveryStep) {
   const Scene scene = parseScene(document, "probes.json");
   ASSERT_EQ(scene.output.probes.size(), 2u);
   TempFolder folder;
-  const RunResult result = runScene(scene, {(folder.path() / "run").string(), false});
+  const RunResult result = runScene(scene, {(folder.path() / "run").string(), false, 0.0, ""});
   const json& last = result.summary["steps"].back()["probe_displacements"];
   EXPECT_EQ(last["root"], json({0.0, 0.0, 0.0}));     // clamped
   EXPECT_LT(last["tip"][2].get<double>(), -1e-6);     // sags under gravity
@@ -239,7 +239,7 @@ TEST(Scene, ProbeOutsideTheMeshNamesTheProbe) {
   document["output"] = json::parse(R"({"probes": {"far": [5, 0.5, 0.5]}})");
   const Scene scene = parseScene(document, "probes.json");
   TempFolder folder;
-  expectInputError([&] { runScene(scene, {(folder.path() / "run").string(), false}); }, "probes.json",
+  expectInputError([&] { runScene(scene, {(folder.path() / "run").string(), false, 0.0, ""}); }, "probes.json",
                    "/output/probes/far");
   EXPECT_FALSE(fs::exists(folder.path() / "run" / "summary.json"));
 }
