@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
 #include "core/openmp_wait_policy.hpp"
@@ -32,7 +33,14 @@ using pbdlab::cli::kExitBadInput;
 using pbdlab::cli::kExitDiverged;
 using pbdlab::cli::kExitInternal;
 
+// A bad output place is bad input, found before any meshing or solving.
+void checkOutputFolder(const std::string& folder) {
+  const std::string problem = pbdlab::outputFolderProblem(folder);
+  if (!problem.empty()) throw pbdlab::InputError("--out", folder, problem);
+}
+
 int runCommand(const std::string& scene_path, const std::string& solver_override, std::string out_dir) {
+  if (!out_dir.empty()) checkOutputFolder(out_dir);
   pbdlab::Scene scene = pbdlab::loadScene(scene_path);
   if (!solver_override.empty() && solver_override != scene.solver.name) {
     // Another solver's options do not carry over: it runs with its defaults.
@@ -42,11 +50,14 @@ int runCommand(const std::string& scene_path, const std::string& solver_override
     scene.resolved["solver"]["name"] = solver_override;
     scene.resolved["solver"]["options"] = nlohmann::json::object();
   }
-  if (out_dir.empty()) out_dir = (std::filesystem::path("runs") / scene.name).string();
+  if (out_dir.empty()) {
+    out_dir = (std::filesystem::path("runs") / scene.name).string();
+    checkOutputFolder(out_dir);
+  }
   fmt::print(stderr, "pbdlab: {} with {} ({} nodes, {} elements, {} steps) -> {}\n", scene.path,
              scene.solver.name, scene.problem.numNodes(), scene.problem.mesh.numElements(),
              scene.problem.time.num_steps, out_dir);
-  const pbdlab::RunResult result = pbdlab::runScene(scene, {out_dir, true});
+  const pbdlab::RunResult result = pbdlab::runScene(scene, {out_dir, true, 0.0, ""});
   fmt::print("{}\n", (std::filesystem::path(out_dir) / "summary.json").string());
   if (result.diverged) {
     fmt::print(stderr, "pbdlab: the run diverged (see {}/iterations.csv)\n", out_dir);
@@ -253,6 +264,7 @@ int main(int argc, char** argv) {
       if (validate_options.cases_dir.empty())
         validate_options.cases_dir = (pbdlab::cli::dataDir() / "validation" / "cases").string();
       validate_options.make_report = !no_report;
+      checkOutputFolder(validate_options.out_dir);
       return pbdlab::cli::validateCommand(validate_options);
     }
     if (*compare) return pbdlab::cli::compareCommand(baseline_dir, current_dir, margin, time_threshold);

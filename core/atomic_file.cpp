@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -34,6 +35,22 @@ void writeFileAtomically(const std::string& path, const std::string& contents) {
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     fail("renaming '" + temp + "' to it failed", errno);
   }
+}
+
+std::string outputFolderProblem(const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path place = fs::absolute(fs::path(folder), error);
+  if (error) return "not a usable path (" + error.message() + ")";
+  if (fs::exists(place, error) && !fs::is_directory(place, error)) return "exists and is not a folder";
+  // The nearest existing ancestor is where the folders would be created.
+  fs::path existing = place;
+  while (!fs::exists(existing, error) && existing.has_parent_path() && existing.parent_path() != existing)
+    existing = existing.parent_path();
+  if (!fs::is_directory(existing, error)) return "lies under '" + existing.string() + "', which is not a folder";
+  if (access(existing.c_str(), W_OK | X_OK) != 0)
+    return "cannot be written: '" + existing.string() + "' is not writable (" + std::strerror(errno) + ")";
+  return "";
 }
 
 }  // namespace pbdlab

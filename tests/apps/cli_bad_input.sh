@@ -162,4 +162,24 @@ for pair in "empty:$WORK/empty" "no folder:$WORK/nothing_here" "foreign metrics.
   echo "ok   $CASE: exit $RC"
 done
 
-echo "all $((${#CASES[@]} + 6)) cases passed"
+# An output place that cannot be written is bad input (exit 2), found before any work: no step
+# is solved (no "step 1/" line) and nothing is written. Root can write anywhere, so the
+# read-only folder is checked only for other users.
+touch "$WORK/a_file"
+places=("an existing file:$WORK/a_file" "a path under a file:$WORK/a_file/run")
+mkdir -p "$WORK/read_only"
+chmod a-w "$WORK/read_only"
+[ "$(id -u)" -ne 0 ] && places+=("a read-only folder:$WORK/read_only/run")
+for pair in "${places[@]}"; do
+  CASE="--out at ${pair%%:*}"
+  invoke run "$WORK/good.json" --out "${pair#*:}"
+  [ "$RC" -eq 2 ] || fail "exit $RC, expected 2 (bad input)"
+  expect_stderr_has "--out"
+  if grep -q "step 1/" "$WORK/stderr"; then fail "a step was solved before the output place was checked"; fi
+  invoke validate --case sagging_block --out "${pair#*:}"
+  [ "$RC" -eq 2 ] || fail "validate: exit $RC, expected 2 (bad input)"
+  echo "ok   $CASE: exit 2 before any work"
+done
+chmod u+w "$WORK/read_only"
+
+echo "all $((${#CASES[@]} + 6 + ${#places[@]})) cases passed"
