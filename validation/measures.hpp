@@ -14,4 +14,18 @@ double deformedVolume(const Problem& problem, const Positions& x);
 // V(x) / V(X), X the rest positions; NaN without an elastic term.
 double volumeRatio(const Problem& problem, const Positions& x);
 
+// Elements of the elastic term that a converged state can still hold and that a user must be
+// told about (a St. Venant-Kirchhoff bar stretched at nu = 0.49 converges to collapsed
+// elements): inverted, det F <= 0 at some quadrature point; degenerate, not inverted but
+// det F below `degenerate_below` (the element kept less than that fraction of its volume
+// there). Zero counts without an elastic term.
+struct ElementQuality {
+  int inverted = 0;
+  int degenerate = 0;
+  double degenerate_below = 0.0;
+};
+constexpr double kDegenerateVolumeFraction = 1e-3;
+ElementQuality elementQuality(const Problem& problem, const Positions& x,
+                              double degenerate_below = kDegenerateVolumeFraction);
+
 }  // namespace pbdlab

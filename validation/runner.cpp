@@ -204,6 +204,14 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   }
   if (scene.output.vtu == OutputSpec::Frames::kFinal) frames.emplace_back("final.vtu", state.x);
 
+  // A converged state can still hold collapsed or inverted elements: counted and said.
+  const ElementQuality quality = elementQuality(problem, state.x);
+  if (quality.inverted + quality.degenerate > 0)
+    fmt::print(stderr,
+               "[{}] warning: the final state has {} inverted element(s) (det F <= 0) and {} degenerate one(s) "
+               "(det F < {:g}) of {}\n",
+               options.progress_label.empty() ? scene.name : options.progress_label, quality.inverted,
+               quality.degenerate, quality.degenerate_below, problem.mesh.numElements());
   const MeshSummary mesh_summary = summarize(problem.mesh);
   result.summary = {
       {"scene", scene.name},
@@ -217,6 +225,10 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
       {"steps", steps},
       {"totals", {{"iterations", total_iterations}, {"solver_seconds", total_solver_seconds},
                   {"all_steps_converged", result.all_steps_converged}, {"diverged", result.diverged}}},
+      {"final_state",
+       {{"inverted_elements", quality.inverted},
+        {"degenerate_elements", quality.degenerate},
+        {"degenerate_below", quality.degenerate_below}}},
       {"environment", environmentInfo()},
       {"scene_resolved", scene.resolved},
   };

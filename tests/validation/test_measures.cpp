@@ -54,6 +54,32 @@ TEST(Measures, VolumeOfAnAffineMapIsDetATimesTheRestVolume) {
   }
 }
 
+// Inverted (det F <= 0 somewhere) and degenerate (0 < det F < 1e-3) elements are counted; a
+// state squashed to 1e-4 of its volume along x is degenerate everywhere, a mirrored one
+// inverted everywhere, and a single node pushed through its neighbours inverts only its own.
+TEST(Measures, ElementQualityCountsInvertedAndDegenerateElements) {
+  const Scene scene = parseScene(solidScene(1), "solid.json");
+  const Problem& problem = scene.problem;
+  const int elements = problem.mesh.numElements();
+  const Positions rest = problem.mesh.restPositionsFlat();
+  ElementQuality quality = elementQuality(problem, rest);
+  EXPECT_EQ(quality.inverted, 0);
+  EXPECT_EQ(quality.degenerate, 0);
+  const Mat3 squash = Vec3(1e-4, 1.0, 1.0).asDiagonal();
+  quality = elementQuality(problem, affineMap(problem, squash, Vec3::Zero()));
+  EXPECT_EQ(quality.inverted, 0);
+  EXPECT_EQ(quality.degenerate, elements);
+  quality = elementQuality(problem, affineMap(problem, Vec3(-1.0, 1.0, 1.0).asDiagonal(), Vec3::Zero()));
+  EXPECT_EQ(quality.inverted, elements);
+  EXPECT_EQ(quality.degenerate, 0);
+  // Node 0 (a corner at the origin) pushed far past the opposite faces of its elements.
+  Positions x = rest;
+  x.segment<3>(0) = Vec3(5.0, 5.0, 5.0);
+  quality = elementQuality(problem, x);
+  EXPECT_GT(quality.inverted, 0);
+  EXPECT_LT(quality.inverted, elements);
+}
+
 TEST(Measures, NoElasticTermGivesNaN) {
   const json cloth = json::parse(R"({
     "mesh": {"type": "rectangle", "embedding": "3d_surface", "size": [1, 1], "cells": [2, 2]},
