@@ -119,7 +119,7 @@ std::vector<std::string> newtonRows(const json& table, const fs::path& path, con
     const std::string label = row.at("label");
     const Scene scene = loadScene(sceneOfRow(path, row));
     fmt::print(stderr, "[{}/{}] {}: {} ({} vertices)\n", k + 1, table["rows"].size(), id, label, scene.problem.numNodes());
-    const RunResult run = runScene(scene, {rowOut(out_dir, id, label), false});
+    const RunResult run = runScene(scene, {rowOut(out_dir, id, label), false, 0.0, ""});
     environment = run.summary["environment"];
     std::vector<double> assembly, factor;
     for (const IterationRow& r : run.log.rows())
@@ -172,7 +172,7 @@ std::vector<std::string> solverRows(const json& table, const fs::path& path, con
       }
       fmt::print(stderr, "[{}/{}] {}: {} with {} ({} vertices, {} steps)\n", run_index, run_count, id, label, solver,
                  scene.problem.numNodes(), scene.problem.time.num_steps);
-      const RunResult run = runScene(scene, {rowOut(out_dir, id, label, solver), false});
+      const RunResult run = runScene(scene, {rowOut(out_dir, id, label, solver), false, 0.0, ""});
       environment = run.summary["environment"];
       std::vector<double> ms, iterations;
       int diverged_at = 0;

@@ -23,6 +23,7 @@ import math
 import os
 import re
 import sys
+import time
 from collections import OrderedDict
 
 import matplotlib
@@ -1757,7 +1758,14 @@ def make_report(run_dirs, out_dir, step=None, skipped_path=None, cases_dir=None)
     figures_dir = os.path.join(out_dir, "figures")
     os.makedirs(figures_dir, exist_ok=True)
     figures = {}
-    for case, case_runs in cases.items():
+    started = time.monotonic()
+    last_said = started
+    for index, (case, case_runs) in enumerate(cases.items()):
+        # Drawing every case's figures takes about a minute for the fast tier: say where it is.
+        if time.monotonic() - last_said >= 5.0:
+            last_said = time.monotonic()
+            print(f"make_report: figures of case {index + 1}/{len(cases)} ({case}), "
+                  f"{last_said - started:.0f} s so far", file=sys.stderr, flush=True)
         colors = colors_for([r["label"] for r in case_runs])
         made = [residual_history_figure(case, case_runs, step, colors, figures_dir),
                 own_residuals_figure(case, case_runs, step, colors, figures_dir),
