@@ -34,6 +34,17 @@ double StepMonitor::solverSeconds() const {
   return std::chrono::duration<double>(Clock::now() - start_).count() - excluded_seconds_;
 }
 
+bool StepMonitor::stopIfNotFinite(int iteration, Positions& x, Positions& last_finite) {
+  if (x.allFinite()) {
+    last_finite = x;
+    return false;
+  }
+  x = last_finite;
+  stopFor(StopReason::kDiverged);
+  record(iteration, x);
+  return true;
+}
+
 bool StepMonitor::record(int iteration, const Positions& x, std::initializer_list<Value> values) {
   const Clock::time_point paused = Clock::now();
   const double solver_seconds = std::chrono::duration<double>(paused - start_).count() - excluded_seconds_;

@@ -72,6 +72,10 @@ class StepMonitor {
   bool record(int iteration, const Positions& x, std::initializer_list<Value> values = {});
   // A solver that stops for its own reason (divergence, stagnation) says so here.
   void stopFor(StopReason reason) { reason_ = reason; }
+  // After a solver's iteration: if x is not finite, hands back the last finite iterate (never
+  // NaN), records it and stops the step as diverged, returning true; else remembers x as the
+  // last finite iterate and returns false.
+  bool stopIfNotFinite(int iteration, Positions& x, Positions& last_finite);
 
   // A solver's own diagnostics (e.g. its primal and secondary residuals, computed only for
   // the log) are not solver time: the clock stands still while a ClockPause lives,

@@ -8,6 +8,7 @@
 #include "core/collider_term.hpp"
 #include "core/elastic_energy.hpp"
 #include "core/materials/polar_svd.hpp"
+#include "core/thread_settings.hpp"
 
 namespace pbdlab {
 
@@ -275,7 +276,7 @@ void PbngSolver::updateNode(int node, Positions& x, double& largest) const {
 
 double PbngSolver::sweep(Positions& x) {
   double largest = 0.0;
-#pragma omp parallel reduction(max : largest)
+#pragma omp parallel reduction(max : largest) if (worthThreads(x.size() / 3))
   for (const std::vector<int>& group : sweep_groups_) {
     const int count = static_cast<int>(group.size());
 #pragma omp for schedule(static)
@@ -320,13 +321,7 @@ void PbngSolver::advance(const StepObjective& objective, State& state, StepMonit
       projectAllOntoColliders(x);
       largest = (x - x_previous).lpNorm<Eigen::Infinity>();  // x_previous now holds x^l
     }
-    if (!x.allFinite()) {
-      x = last_finite;
-      monitor.stopFor(StopReason::kDiverged);
-      monitor.record(iteration, x);
-      break;
-    }
-    last_finite = x;
+    if (monitor.stopIfNotFinite(iteration, x, last_finite)) break;
     // No node moved beyond the positions' round-off: the residual is at its floor.
     if (largest <= 1e-14 * std::max(1.0, x.lpNorm<Eigen::Infinity>())) monitor.stopFor(StopReason::kRoundoff);
     stop = monitor.record(iteration, x);

@@ -325,14 +325,7 @@ void FpPxpbdSolver::advance(const StepObjective& objective, State& state, StepMo
   Positions last_finite = x;
   for (int iteration = 1; !stop; ++iteration) {
     sweep(x);
-    if (!x.allFinite()) {
-      // Diverged: keep the last finite iterate (never hand back NaN) and say why.
-      x = last_finite;
-      monitor.stopFor(StopReason::kDiverged);
-      monitor.record(iteration, x);
-      break;
-    }
-    last_finite = x;
+    if (monitor.stopIfNotFinite(iteration, x, last_finite)) break;
     if (residualsDue(iteration))
       stop = residualsForLog(iteration);
     else

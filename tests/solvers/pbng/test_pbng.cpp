@@ -371,8 +371,11 @@ TEST(Pbng, ContactsJoinTheColoringIncrementally) {
 // (scenes/block_on_ground.json, smaller): no node goes below the ground and the projected
 // residual of the yardstick converges. The paper's tangential projection of the step stalls
 // (pbng_solver.hpp): measured here as a record of why the default differs.
-Problem blockOnGround() {
+// A 1 x 0.5 x 1 corotated block above the ground plane y = 0 (its bottom at `bottom`) under
+// gravity; `held`: its x-min face held in x and z.
+Problem groundBlock(double bottom, bool held, TimeStepping time, const std::string& name) {
   BoxMeshRecipe box;
+  box.origin = Vec3(0.0, bottom, 0.0);
   box.size = Vec3(1.0, 0.5, 1.0);
   box.cells = {4, 2, 4};
   Problem problem;
@@ -383,11 +386,13 @@ Problem blockOnGround() {
   problem.material.density = 1000.0;
   problem.gravity = Vec3(0.0, -9.81, 0.0);
   problem.colliders.push_back({"ground", makePlaneCollider(Vec3::Zero(), Vec3::UnitY()), 1e8, 1e-9});
-  problem.dirichlet.push_back({"x-min", {true, false, true}, {}});
-  problem.time = {Integrator::kQuasistatic, 1.0, 1, 1};
-  problem.finalize("block on ground");
+  if (held) problem.dirichlet.push_back({"x-min", {true, false, true}, {}});
+  problem.time = time;
+  problem.finalize(name);
   return problem;
 }
+
+Problem blockOnGround() { return groundBlock(0.0, true, {Integrator::kQuasistatic, 1.0, 1, 1}, "block on ground"); }
 
 TEST(Pbng, KeepsNodesOutsideAKinematicCollider) {
   const Problem problem = blockOnGround();
@@ -423,20 +428,7 @@ TEST(Pbng, KeepsNodesOutsideAKinematicCollider) {
 // node update (the projection after the update, not the contact step, keeps them out), and the
 // block starts 1 mm inside the plane (the projection at the step start).
 TEST(Pbng, ProjectsPenetratingNodesOntoAKinematicCollider) {
-  BoxMeshRecipe box;
-  box.origin = Vec3(0.0, -0.001, 0.0);
-  box.size = Vec3(1.0, 0.5, 1.0);
-  box.cells = {4, 2, 4};
-  Problem problem;
-  problem.mesh = makeBoxMesh(box);
-  problem.material.model = MaterialModel::kFixedCorotated;
-  problem.material.youngs_modulus = 1e4;
-  problem.material.poisson_ratio = 0.3;
-  problem.material.density = 1000.0;
-  problem.gravity = Vec3(0.0, -9.81, 0.0);
-  problem.colliders.push_back({"ground", makePlaneCollider(Vec3::Zero(), Vec3::UnitY()), 1e8, 1e-9});
-  problem.time = {Integrator::kBackwardEuler, 0.01, 4, 1};
-  problem.finalize("thrown block");
+  const Problem problem = groundBlock(-0.001, false, {Integrator::kBackwardEuler, 0.01, 4, 1}, "thrown block");
   PbngSolver pbng;
   pbng.setup(problem);
   Budget budget;
