@@ -60,7 +60,9 @@ int runCommand(const std::string& scene_path, const std::string& solver_override
   const pbdlab::RunResult result = pbdlab::runScene(scene, {out_dir, true, 0.0, ""});
   fmt::print("{}\n", (std::filesystem::path(out_dir) / "summary.json").string());
   if (result.diverged) {
-    fmt::print(stderr, "pbdlab: the run diverged (see {}/iterations.csv)\n", out_dir);
+    fmt::print(stderr, "pbdlab: the run diverged (see {0}/summary.json \"divergence\" and {0}/iterations.csv; its last "
+                       "finite state, not a result, is {0}/{1})\n",
+               out_dir, pbdlab::kDivergedStateName);
     return kExitDiverged;
   }
   if (!result.all_steps_converged)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace pbdlab {
@@ -34,13 +35,20 @@ double StepMonitor::solverSeconds() const {
   return std::chrono::duration<double>(Clock::now() - start_).count() - excluded_seconds_;
 }
 
+void StepMonitor::stopFor(StopReason reason, const std::string& why) {
+  reason_ = reason;
+  if (reason == StopReason::kDiverged && divergence_.empty())
+    divergence_ = why.empty() ? "the solver stopped the step as diverged" : why;
+}
+
 bool StepMonitor::stopIfNotFinite(int iteration, Positions& x, Positions& last_finite) {
   if (x.allFinite()) {
     last_finite = x;
     return false;
   }
   x = last_finite;
-  stopFor(StopReason::kDiverged);
+  stopFor(StopReason::kDiverged, "the positions became NaN or infinite in iteration " + std::to_string(iteration) +
+                                     " (the last finite iterate is kept)");
   record(iteration, x);
   return true;
 }
@@ -69,8 +77,19 @@ bool StepMonitor::record(int iteration, const Positions& x, std::initializer_lis
   log_->append({objective_->frame(), objective_->substep(), iteration, solver_seconds, last_residual_,
                 last_relative_, last_energy_, std::move(extra)});
 
-  if (!std::isfinite(last_residual_) || !std::isfinite(last_energy_)) {
-    reason_ = StopReason::kDiverged;
+  if (!recorded_) residual_scale_ = std::max(objective_->referenceResidualNorm(), last_residual_);
+  recorded_ = true;
+  const std::string at_iteration = "at iteration " + std::to_string(iteration);
+  if (!std::isfinite(last_residual_)) {
+    stopFor(StopReason::kDiverged, "the residual is not finite " + at_iteration);
+  } else if (!std::isfinite(last_energy_)) {
+    stopFor(StopReason::kDiverged, "the energy is not finite " + at_iteration +
+                                       " (an element may be inverted where its material is undefined)");
+  } else if (residual_scale_ > 0.0 && last_residual_ > budget_.divergence_factor * residual_scale_) {
+    char why[200];
+    std::snprintf(why, sizeof why, "the residual grew to %.3e %s, above divergence_factor %g times its scale %.3e",
+                  last_residual_, at_iteration.c_str(), budget_.divergence_factor, residual_scale_);
+    stopFor(StopReason::kDiverged, why);
   } else if (reason_ == StopReason::kNone) {
     if (last_relative_ <= budget_.target_relative_residual || last_residual_ <= budget_.absolute_residual_floor)
       reason_ = StopReason::kConverged;
@@ -102,7 +121,7 @@ StepResult advanceOneStep(Solver& solver, const Problem& problem, State& state, 
   state.t = objective.timeNext();
   return {monitor.stopReason(),          monitor.iterations(),   monitor.solverSeconds(),
           objective.referenceResidualNorm(), monitor.lastResidual(), monitor.lastRelativeResidual(),
-          monitor.lastEnergy()};
+          monitor.lastEnergy(),          monitor.iterations(),   monitor.divergence()};
 }
 
 }  // namespace pbdlab

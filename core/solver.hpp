@@ -36,6 +36,11 @@ struct Budget {
   // iteration and when the step ends; the residual target is checked only there. 1: every
   // iteration. Cheap sweeps (one Gauss-Seidel sweep costs less than the yardstick) use more.
   int record_every = 1;
+  // Blow-up detection: a step whose residual grows above divergence_factor times its scale
+  // (the larger of |r(x_ref)| and |r| at the solver's initial guess) stops as diverged, before
+  // the positions reach infinity. Infinity turns the check off. NaN or infinite positions,
+  // residuals or energies always stop a step as diverged.
+  double divergence_factor = 1e8;
   // What max_iterations and max_seconds bound: each substep (the default; every step when a
   // frame has one substep), or a whole frame of substeps (the papers' "equal budget per frame"
   // with substepping): then what one substep leaves, the next may use (substepBudget below).
@@ -70,8 +75,9 @@ class StepMonitor {
   // yardstick's own cost is excluded from the solver's clock. Between record_every strides
   // only the iteration and time budgets are checked (no yardstick, no row).
   bool record(int iteration, const Positions& x, std::initializer_list<Value> values = {});
-  // A solver that stops for its own reason (divergence, stagnation) says so here.
-  void stopFor(StopReason reason) { reason_ = reason; }
+  // A solver that stops for its own reason (divergence, stagnation) says so here; `why`
+  // (for a divergence) is said in the log and the run's messages.
+  void stopFor(StopReason reason, const std::string& why = "");
   // After a solver's iteration: if x is not finite, hands back the last finite iterate (never
   // NaN), records it and stops the step as diverged, returning true; else remembers x as the
   // last finite iterate and returns false.
@@ -93,6 +99,8 @@ class StepMonitor {
   };
 
   StopReason stopReason() const { return reason_; }
+  // Why the step diverged, naming the iteration ("" when it did not).
+  const std::string& divergence() const { return divergence_; }
   double solverSeconds() const;
   double lastResidual() const { return last_residual_; }
   double lastRelativeResidual() const { return last_relative_; }
@@ -109,6 +117,9 @@ class StepMonitor {
   Clock::time_point start_;
   double excluded_seconds_ = 0.0;
   StopReason reason_ = StopReason::kNone;
+  std::string divergence_;
+  bool recorded_ = false;          // a row has been recorded in this step
+  double residual_scale_ = 0.0;    // max(|r(x_ref)|, |r| at the first record): blow-up scale
   double last_residual_ = 0.0;
   double last_relative_ = 0.0;
   double last_energy_ = 0.0;
@@ -142,6 +153,8 @@ struct StepResult {
   double residual = 0.0;
   double relative_residual = 0.0;
   double energy = 0.0;
+  int last_iteration = 0;  // the iteration the step ended at
+  std::string divergence;  // StepMonitor::divergence()
 };
 
 // The one place that owns v, the step index and t: advances `state` (at (sub)step

@@ -109,7 +109,8 @@ void NewtonSolver::advance(const StepObjective& objective, State& state, StepMon
     }
     const double factor_seconds = secondsSince(factor_start);  // factor(s) and solve(s)
     if (!std::isfinite(shift) || !d.allFinite()) {
-      monitor.stopFor(StopReason::kDiverged);
+      monitor.stopFor(StopReason::kDiverged, "the Newton direction is not finite at iteration " +
+                                                 std::to_string(iteration) + " (no finite shift makes the Hessian solvable)");
       monitor.record(iteration, x, {{"hessian", kUsedShifted}, {"shift", shift}, {"assembly_seconds", assembly_seconds}, {"factor_seconds", factor_seconds}});
       break;
     }

@@ -47,6 +47,33 @@ std::string utcNow() {
 
 std::string frameName(int step) { return fmt::format("step_{:04d}.vtu", step); }
 
+// What a run writes into its folder (RunResult's file names); before writing, these are the
+// files of an earlier run removed, so the folder never mixes two runs' frames.
+bool isRunOutputName(const std::string& name) {
+  if (name == "iterations.csv" || name == "summary.json" || name == "final.vtu" || name == "steps.pvd" ||
+      name == kDivergedStateName)
+    return true;
+  // step_NNNN.vtu (any number of digits).
+  if (name.size() < 13 || name.rfind("step_", 0) != 0 || name.compare(name.size() - 4, 4, ".vtu") != 0) return false;
+  for (std::size_t k = 5; k + 4 < name.size(); ++k)
+    if (name[k] < '0' || name[k] > '9') return false;
+  return true;
+}
+
+// Removes an earlier run's outputs from `folder`, summary.json first (a folder without it
+// holds no complete run); other files stay. Returns how many were removed.
+int clearEarlierRun(const std::filesystem::path& folder) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return 0;
+  int removed = 0;
+  if (fs::remove(folder / "summary.json", ec)) ++removed;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec))
+    if (entry.is_regular_file(ec) && isRunOutputName(entry.path().filename().string()) && fs::remove(entry.path(), ec))
+      ++removed;
+  return removed;
+}
+
 }  // namespace
 
 nlohmann::json environmentInfo() {
@@ -123,6 +150,8 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   double last_residual = 0.0, last_relative = 0.0, last_energy = 0.0;
   const int substeps = problem.time.substeps;
   bool diverged = false;
+  nlohmann::json divergence = nullptr;  // where and why, when the run diverged
+  Positions x_before_step;              // the last finite state, should a step end in NaN
   const auto wall_start = std::chrono::steady_clock::now();
   double last_progress = 0.0;  // wall seconds at the last progress line
   for (int frame = 1; frame <= problem.time.num_steps && !diverged; ++frame) {
@@ -135,6 +164,7 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
     double reference_residual = 0.0;
     for (int sub = 0; sub < substeps; ++sub) {
       const Budget budget = substepBudget(scene.solver.budget, substeps, sub, frame_iterations, frame_seconds);
+      x_before_step = state.x;
       const StepResult r = advanceOneStep(*solver, problem, state, budget, log);
       const StopReason reason = r.reason;
       // A step at the round-off floor is as converged as double precision allows.
@@ -156,7 +186,24 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
       last_residual = r.residual;
       last_relative = r.relative_residual;
       last_energy = r.energy;
-      if (diverged) break;
+      if (diverged) {
+        // Solvers hand back their last finite iterate; one that does not leaves the state
+        // before this step.
+        const bool kept_iterate = state.x.allFinite();
+        if (!kept_iterate) state.x = x_before_step;
+        const std::string why = r.divergence.empty() ? "the step diverged" : r.divergence;
+        divergence = {{"step", frame},
+                      {"substep", sub + 1},
+                      {"iteration", r.last_iteration},
+                      {"reason", why},
+                      {"state_file", kDivergedStateName},
+                      {"state", kept_iterate ? "the solver's last finite iterate" : "the state before the step"}};
+        fmt::print(stderr, "[{}] diverged in step {}/{}{} at iteration {}: {}\n",
+                   options.progress_label.empty() ? scene.name : options.progress_label, frame,
+                   problem.time.num_steps, substeps > 1 ? fmt::format(" (substep {})", sub + 1) : "",
+                   r.last_iteration, why);
+        break;
+      }
     }
     result.diverged |= diverged;
     total_solver_seconds += frame_seconds;
@@ -197,12 +244,16 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
                  state.t, frame_iterations, last_residual, last_relative, frame_seconds, wall,
                  stopReasonName(frame_reason));
     }
-    if (scene.output.vtu == OutputSpec::Frames::kEveryStep) {
+    if (scene.output.vtu == OutputSpec::Frames::kEveryStep && !diverged) {
       frames.emplace_back(frameName(frame), state.x);
       collection.push_back({state.t, frameName(frame)});
     }
   }
-  if (scene.output.vtu == OutputSpec::Frames::kFinal) frames.emplace_back("final.vtu", state.x);
+  // A diverged run's last state is written under a name that says it is not a result.
+  if (diverged)
+    frames.emplace_back(kDivergedStateName, state.x);
+  else if (scene.output.vtu == OutputSpec::Frames::kFinal)
+    frames.emplace_back("final.vtu", state.x);
 
   // A converged state can still hold collapsed or inverted elements: counted and said.
   const ElementQuality quality = elementQuality(problem, state.x);
@@ -225,6 +276,7 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
       {"steps", steps},
       {"totals", {{"iterations", total_iterations}, {"solver_seconds", total_solver_seconds},
                   {"all_steps_converged", result.all_steps_converged}, {"diverged", result.diverged}}},
+      {"divergence", divergence},
       {"final_state",
        {{"inverted_elements", quality.inverted},
         {"degenerate_elements", quality.degenerate},
@@ -235,6 +287,11 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
 
   fs::create_directories(options.out_dir);
   const fs::path out(options.out_dir);
+  const int cleared = clearEarlierRun(out);
+  if (cleared > 0 && options.progress)
+    fmt::print(stderr, "[{}] removed {} file(s) of an earlier run from {}\n",
+               options.progress_label.empty() ? scene.name : options.progress_label, cleared, out.string());
+  // summary.json last: a folder holds a complete run exactly when it has one.
   writeFileAtomically((out / "iterations.csv").string(), log.toCsv());
   for (const auto& [name, x] : frames)
     writeVtu((out / name).string(), problem.mesh, x, {}, {}, vtuFormatFromName(scene.output.vtu_format));

@@ -2,15 +2,24 @@
 // Takes a scene through its solver, step by step, and writes the run's files:
 //   iterations.csv  one row per iteration (the yardstick's columns, then the solver's)
 //   summary.json    per-step results, totals, machine, threads, commit, dependency versions
-//   *.vtu           final state (or every step), for ParaView
+//   *.vtu           final.vtu (or step_NNNN.vtu every step, and steps.pvd), for ParaView
+//   diverged_last_finite_state.vtu   instead of final.vtu when a step diverged (NaN or
+//                   infinite positions, residual or energy, or a residual grown beyond
+//                   Budget::divergence_factor): the last finite state, not a result;
+//                   summary.json "divergence" says in which step and iteration, and why
 // Every file is written to a temporary name and renamed, so an interrupted or failed run
-// leaves no half-written output.
+// leaves no half-written output. An earlier run's files in the folder are removed first
+// (other files stay), and summary.json is written last: a folder holds a complete run
+// exactly when it has a summary.json.
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "validation/scene.hpp"
 
 namespace pbdlab {
+
+// The name a diverged run's last finite state is written under.
+inline constexpr const char* kDivergedStateName = "diverged_last_finite_state.vtu";
 
 struct RunOptions {
   std::string out_dir;   // created if missing

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <stdexcept>
 #include <utility>
@@ -410,7 +411,7 @@ SolverSpec parseSolver(const Reader& in, const json& doc, json& out) {
   const json& solver = doc.contains("solver") ? in.object(doc["solver"], at) : empty;
   in.onlyKeys(solver, at,
               {"name", "max_iterations", "max_seconds", "budget_scope", "target_relative_residual",
-               "absolute_residual_floor", "record_every", "options"});
+               "absolute_residual_floor", "record_every", "divergence_factor", "options"});
   if (solver.contains("name")) spec.name = in.string(solver["name"], at + "/name");
   if (solver.contains("options")) spec.options = in.object(solver["options"], at + "/options");
 
@@ -429,6 +430,12 @@ SolverSpec parseSolver(const Reader& in, const json& doc, json& out) {
 
   if (solver.contains("record_every"))
     budget.record_every = in.integerAtLeast(solver["record_every"], at + "/record_every", 1);
+  if (solver.contains("divergence_factor") && !solver["divergence_factor"].is_null()) {
+    budget.divergence_factor = in.number(solver["divergence_factor"], at + "/divergence_factor");
+    if (!(budget.divergence_factor > 1.0)) in.fail(at + "/divergence_factor", "must be > 1 (or null for no check)");
+  } else if (solver.contains("divergence_factor")) {
+    budget.divergence_factor = std::numeric_limits<double>::infinity();
+  }
   if (solver.contains("budget_scope"))
     budget.scope = in.enumOf<Budget::Scope>(solver["budget_scope"], at + "/budget_scope",
                                             {{"substep", Budget::Scope::kSubstep}, {"frame", Budget::Scope::kFrame}},
@@ -443,6 +450,8 @@ SolverSpec parseSolver(const Reader& in, const json& doc, json& out) {
          {"target_relative_residual", budget.target_relative_residual},
          {"absolute_residual_floor", budget.absolute_residual_floor},
          {"record_every", budget.record_every},
+         {"divergence_factor",
+          std::isfinite(budget.divergence_factor) ? json(budget.divergence_factor) : json(nullptr)},
          {"budget_scope", budget.scope == Budget::Scope::kFrame ? "frame" : "substep"},
          {"options", spec.options}};
   return spec;

@@ -388,7 +388,8 @@ void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonit
     }
     if (!x.allFinite()) {
       // Report the divergence and keep the last finite positions (never a silent NaN).
-      monitor.stopFor(StopReason::kDiverged);
+      monitor.stopFor(StopReason::kDiverged, "the positions became NaN or infinite in iteration " +
+                                                 std::to_string(iteration) + " (the last finite iterate is kept)");
       monitor.record(iteration, x_last_finite, {});
       x = x_last_finite;
       break;

@@ -294,7 +294,7 @@ void PbngSolver::advance(const StepObjective& objective, State& state, StepMonit
     x = objective.referencePositions();
     if (!x.allFinite()) x = objective.problem().mesh.restPositionsFlat();
     objective.applyBoundary(x);
-    monitor.stopFor(StopReason::kDiverged);
+    monitor.stopFor(StopReason::kDiverged, "the step starts from NaN or infinite positions or velocities");
     monitor.record(0, x, {{"colors", colors}});
     state.x = x;
     return;

@@ -303,7 +303,7 @@ void FpPxpbdSolver::advance(const StepObjective& objective, State& state, StepMo
     x = objective.referencePositions();
     if (!x.allFinite()) x = objective.problem().mesh.restPositionsFlat();
     objective.applyBoundary(x);
-    monitor.stopFor(StopReason::kDiverged);
+    monitor.stopFor(StopReason::kDiverged, "the step starts from NaN or infinite positions or velocities");
     monitor.record(0, x);
     state.x = x;
     return;

@@ -1,7 +1,9 @@
 // The yardstick: one residual and energy for every solver (DESIGN.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <random>
 #include <thread>
 
@@ -97,6 +99,58 @@ TEST(StepMonitor, AClockPauseKeepsASolversDiagnosticsOffItsClock) {
   EXPECT_LT(monitor.solverSeconds(), 0.15);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_GE(monitor.solverSeconds(), 0.3);  // the clock runs again
+}
+
+// Blow-up detection: a residual above divergence_factor times the step's scale (the larger of
+// |r(x_ref)| and |r| at the first record) stops the step as diverged and says where; just
+// below it does not; NaN positions are caught whatever the factor.
+TEST(StepMonitor, StopsAStepWhoseResidualGrowsBeyondTheDivergenceFactor) {
+  const Problem problem = smallProblem(Integrator::kBackwardEuler, true);
+  const State state = initialState(problem);
+  const StepObjective objective(problem, state.x, state.v, 0);
+  const double scale = std::max(objective.referenceResidualNorm(), objective.residualNorm(state.x));
+  ASSERT_GT(scale, 0.0);
+  // Moving one free node along a line makes |r| grow with the distance: find a distance that
+  // takes |r| to 50x the scale, then use factors just above and below that growth.
+  const int node_dof = problem.freeDofs().back();
+  auto moved = [&](double distance) {
+    Positions x = state.x;
+    x[node_dof] += distance;
+    return x;
+  };
+  double distance = 1e-3;
+  while (objective.residualNorm(moved(distance)) < 50.0 * scale) distance *= 2.0;
+  const double growth = objective.residualNorm(moved(distance)) / scale;
+
+  for (const double factor : {1.01 * growth, 0.99 * growth}) {
+    Budget budget;
+    budget.divergence_factor = factor;
+    IterationLog log;
+    StepMonitor monitor(objective, budget, log);
+    EXPECT_FALSE(monitor.record(0, state.x));
+    const bool stopped = monitor.record(1, moved(distance));
+    if (factor > growth) {
+      EXPECT_FALSE(stopped);
+      EXPECT_EQ(monitor.divergence(), "");
+    } else {
+      EXPECT_TRUE(stopped);
+      EXPECT_EQ(monitor.stopReason(), StopReason::kDiverged);
+      EXPECT_NE(monitor.divergence().find("the residual grew to"), std::string::npos) << monitor.divergence();
+      EXPECT_NE(monitor.divergence().find("at iteration 1"), std::string::npos) << monitor.divergence();
+    }
+  }
+
+  Budget unchecked;
+  unchecked.divergence_factor = std::numeric_limits<double>::infinity();
+  IterationLog log;
+  StepMonitor monitor(objective, unchecked, log);
+  Positions last_finite = state.x;
+  Positions x = state.x;
+  x[node_dof] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(monitor.stopIfNotFinite(3, x, last_finite));
+  EXPECT_TRUE(x.allFinite());  // handed back the last finite iterate
+  EXPECT_EQ(monitor.stopReason(), StopReason::kDiverged);
+  EXPECT_NE(monitor.divergence().find("iteration 3"), std::string::npos) << monitor.divergence();
 }
 
 }  // namespace
