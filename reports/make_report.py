@@ -408,7 +408,11 @@ def step_outcome(run):
         words = STOP_WORDS.get(reason, reason)
         if reason == "diverged":
             at = [s.get("step") for s in steps if s["stop_reason"] == "diverged"]
-            parts.append(f"diverged at step {fmt_number(at[0])}")
+            why = obj(run["summary"].get("divergence"))
+            detail = (f" (iteration {why['iteration']}: {why['reason']}; its last finite state is "
+                      f"{why.get('state_file', 'written')}, not a result)"
+                      if isinstance(why.get("reason"), str) and "iteration" in why else "")
+            parts.append(f"diverged at step {fmt_number(at[0])}{detail}")
             continue
         text = (f"{n} of {total} steps {words}" if n < total
                 else f"all {n} steps {words}" if n > 1 else f"its one step {words}")
@@ -426,6 +430,12 @@ def step_outcome(run):
             else:
                 text += " (at or below the target)"
         parts.append(text)
+    # A converged state can still hold inverted or collapsed elements (summary.json final_state).
+    quality = obj(run["summary"].get("final_state"))
+    inverted, degenerate = quality.get("inverted_elements"), quality.get("degenerate_elements")
+    if (isinstance(inverted, int) and inverted > 0) or (isinstance(degenerate, int) and degenerate > 0):
+        parts.append(f"final state: {inverted} inverted element(s) (det F ≤ 0) and {degenerate} degenerate "
+                     f"(0 < det F < {quality.get('degenerate_below', '?')})")
     if "diverged" in counts:
         status = "diverged"
     elif any(r not in ("converged", "roundoff_floor") for r in counts):
