@@ -1,5 +1,6 @@
-// Every XPBD constraint kind's C and grad C against finite differences (tests/support), on a
-// P1 tet, a P2 tet and a Q1 hex, at random, inverted and near-singular states; the eps
+// Every XPBD constraint kind's C and grad C against finite differences (tests/support), on
+// every element type the kernel serves (P1, P2 and P3 tets, the Q1 hex, the prism and the
+// pyramid: one code path, the quadrature of core/reference_element), at random, inverted and near-singular states; the eps
 // regularization at C = 0; the element coloring.
 //
 // Two checks per constraint (solvers/pbd_xpbd/element_constraint.hpp):
@@ -95,14 +96,18 @@ class ConstraintDerivatives : public ::testing::TestWithParam<std::tuple<Kind, i
 
 TEST_P(ConstraintDerivatives, GradientMatchesFiniteDifferences) {
   const Kind kind = std::get<0>(GetParam());
-  const int element_kind = std::get<1>(GetParam());  // 0 P1, 1 P2, 2 Q1
-  const Mesh mesh = element_kind == 0 ? oneCell(BoxFamily::kFiveTet, 1)
+  const int element_kind = std::get<1>(GetParam());  // P1, P2, P3, Q1, prism, pyramid
+  const Mesh mesh = element_kind == 0   ? oneCell(BoxFamily::kFiveTet, 1)
                     : element_kind == 1 ? oneCell(BoxFamily::kFiveTet, 2)
-                                        : oneCell(BoxFamily::kHex, 1);
+                    : element_kind == 2 ? oneCell(BoxFamily::kFiveTet, 3)
+                    : element_kind == 3 ? oneCell(BoxFamily::kHex, 1)
+                    : element_kind == 4 ? oneCell(BoxFamily::kPrism, 1)
+                                        : oneCell(BoxFamily::kPyramid, 1);
   const auto material = materialFor(kind.model);
   const ElasticEnergy energy(mesh, material);
   const MaterialSplit split = constraintSplit(*material, kind.split);
-  const int e = element_kind == 2 ? 0 : 4;  // the five-tet split's central tet: every node moves
+  // The five-tet split's central tet (every node moves); the first element of the others.
+  const int e = element_kind <= 2 ? 4 : 0;
   std::mt19937 rng(11);
   int direct_checks = 0, negative_checks = 0;
   double worst_identity = 0.0, worst_direct = 0.0;
@@ -167,12 +172,12 @@ TEST_P(ConstraintDerivatives, GradientMatchesFiniteDifferences) {
 }
 
 std::string kindAndElementName(const ::testing::TestParamInfo<std::tuple<Kind, int>>& info) {
-  static const char* const kElements[3] = {"P1", "P2", "Q1"};
-  return std::string(std::get<0>(info.param).label) + "_" + kElements[std::get<1>(info.param)];
+  static const char* const kElementNames[6] = {"P1", "P2", "P3", "Q1", "Prism6", "Pyramid5"};
+  return std::string(std::get<0>(info.param).label) + "_" + kElementNames[std::get<1>(info.param)];
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryKindAndElement, ConstraintDerivatives,
-                         ::testing::Combine(::testing::ValuesIn(allKinds()), ::testing::Values(0, 1, 2)),
+                         ::testing::Combine(::testing::ValuesIn(allKinds()), ::testing::Values(0, 1, 2, 3, 4, 5)),
                          kindAndElementName);
 
 // The split's terms sum to the material's energy: 1/2 sum_k k_k C_k^2 = V (Psi + c) + V eps sum_k k_k,
