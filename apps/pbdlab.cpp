@@ -1,10 +1,14 @@
 // The pbdlab command line. Results go to files; progress and errors go to stderr.
-// Exit codes: 0 success, 1 internal error, 2 bad input (scene, option, mesh), 3 a run that
-// diverged, 4 a validation metric outside its tolerance or a regression found by compare.
+// Exit codes: 0 success, 1 internal error or an output that could not be written (full disk,
+// file-size limit: the message names the file and says why), 2 bad input (scene, option,
+// mesh), 3 a run that diverged, 4 a validation metric outside its tolerance or a regression
+// found by compare.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <csignal>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -163,9 +167,21 @@ int meshCommand(const std::string& recipe_argument, const std::string& out_path,
   return 0;
 }
 
+// The last message: never throws (fmt::print throws when stderr cannot be written, e.g. a log
+// file on the full disk that failed the run, and a throw here would abort the program).
+void printError(const char* prefix, const char* what) noexcept {
+  std::fputs(prefix, stderr);
+  std::fputs(what, stderr);
+  std::fputs("\n", stderr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) kills a process that writes past it with SIGXFSZ, leaving a
+  // temporary file and no message. Ignored, the write fails with EFBIG instead, and the error
+  // names the file (docs/crash-safety.md). Ignored signals stay ignored across the exec below.
+  std::signal(SIGXFSZ, SIG_IGN);
   // Before anything else: may start the program again with OMP_WAIT_POLICY=passive.
   pbdlab::adoptPassiveOpenMpWaiting(argv);
   CLI::App app{"pbdlab: position-based solvers for FEM hyperelasticity beside Newton/CHOLMOD references"};
@@ -281,13 +297,21 @@ int main(int argc, char** argv) {
       return pbdlab::cli::tableCommand(table_id, table_list, table_out);
     }
   } catch (const pbdlab::cli::DataDirError& error) {
-    fmt::print(stderr, "pbdlab: error: {}\n", error.what());
+    printError("pbdlab: error: ", error.what());
     return kExitBadInput;
   } catch (const pbdlab::InputError& error) {
-    fmt::print(stderr, "pbdlab: error: {}\n", error.what());
+    printError("pbdlab: error: ", error.what());
     return kExitBadInput;
+  } catch (const pbdlab::OutputError& error) {
+    // Full disk, file-size limit, permissions: the file named was left as it was.
+    printError("pbdlab: error: ", error.what());
+    return kExitInternal;
+  } catch (const std::filesystem::filesystem_error& error) {
+    // E.g. creating an output folder on a full disk; the message names the path.
+    printError("pbdlab: error: ", error.what());
+    return kExitInternal;
   } catch (const std::exception& error) {
-    fmt::print(stderr, "pbdlab: internal error: {}\n", error.what());
+    printError("pbdlab: internal error: ", error.what());
     return kExitInternal;
   }
   return kExitInternal;

@@ -96,6 +96,12 @@ int validateCommand(const ValidateOptions& options) {
       const std::string run_dir = (fs::path(options.out_dir) / "runs" / c.name / solver).string();
       const std::string reference_dir = (references_root / c.name).string();
       const double run_start = wall();
+      // metrics.json is a validation run's last file, written after the runner's summary.json,
+      // and the runner does not clear it: an earlier run's would otherwise stay beside this
+      // run's files if this one is interrupted or fails, and compare would take it for this
+      // run's. Removed first, a folder holds a metrics.json only once this run is complete.
+      std::error_code stale_error;
+      fs::remove(fs::path(run_dir) / "metrics.json", stale_error);
       const CaseRunResult result = runValidationCase(c, solver, run_dir, reference_dir, true, options.max_iterations);
       if (!result.skipped.empty()) {
         fmt::print(stderr, "[{}/{}] {} with {}: skipped ({})\n", ++index, total, c.name, solver, result.skipped);

@@ -1,39 +1,95 @@
 #include "core/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <stdexcept>
 
 namespace pbdlab {
 
+namespace {
+
+// True when no process `pid` exists (kill(pid, 0) fails with ESRCH). A live process, or one
+// we may not signal (EPERM), keeps its temporary file: it may still be writing it.
+bool processIsGone(long pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH; }
+
+// Removes PATH.tmp.<pid> of every writer of `path` that no longer exists. Best effort: a
+// leftover that cannot be removed costs disk space, not correctness.
+void removeDeadWritersTemporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const std::string name = target.filename().string();
+  std::error_code ec;
+  fs::directory_iterator it(folder, ec);
+  if (ec) return;
+  for (const fs::directory_entry& entry : it)
+    if (deadWritersTarget(entry.path().filename().string()) == name) fs::remove(entry.path(), ec);
+}
+
+}  // namespace
+
+std::string deadWritersTarget(const std::string& file_name) {
+  const std::size_t at = file_name.rfind(".tmp.");
+  if (at == std::string::npos || at == 0) return "";
+  const std::string digits = file_name.substr(at + 5);
+  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return "";
+  const long pid = std::stol(digits);
+  if (pid == static_cast<long>(::getpid()) || !processIsGone(pid)) return "";
+  return file_name.substr(0, at);
+}
+
+std::string atomicTemporaryName(const std::string& path, long pid) { return path + ".tmp." + std::to_string(pid); }
+
 void writeFileAtomically(const std::string& path, const std::string& contents) {
-  if (path.empty()) throw std::runtime_error("writeFileAtomically: empty output path");
+  if (path.empty()) throw OutputError("writeFileAtomically: empty output path");
+  removeDeadWritersTemporaries(path);
   // Same folder as the target, so the rename stays on one file system and is atomic.
-  const std::string temp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  const std::string temp = atomicTemporaryName(path, static_cast<long>(::getpid()));
+  int fd = -1;
   auto fail = [&](const std::string& what, int err) {
-    std::remove(temp.c_str());
+    if (fd >= 0) ::close(fd);
+    ::unlink(temp.c_str());
     std::string message = "cannot write '" + path + "': " + what;
     if (err != 0) message += " (" + std::string(std::strerror(err)) + ")";
-    throw std::runtime_error(message);
+    throw OutputError(message);
   };
 
-  errno = 0;
-  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-  if (!out) fail("cannot create the temporary file '" + temp + "'", errno);
-  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-  out.flush();
-  if (!out) fail("writing the temporary file '" + temp + "' failed", errno);
-  out.close();
-  if (out.fail()) fail("closing the temporary file '" + temp + "' failed", errno);
+  // A file of an earlier process with our pid is not ours to append to; O_EXCL also refuses a
+  // symlink planted at the temporary name.
+  ::unlink(temp.c_str());
+  fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int err = errno;
+    fail("cannot create the temporary file '" + temp + "'", err);
+  }
+  const char* data = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t written = ::write(fd, data, left);
+    if (written < 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      // ENOSPC (full disk), EFBIG (file-size limit; SIGXFSZ must be ignored to see it), EIO, ...
+      fail("writing the temporary file '" + temp + "' failed", err);
+    }
+    data += written;
+    left -= static_cast<std::size_t>(written);
+  }
+  // Some file systems (NFS, quotas) report a full disk only when the file is closed.
+  const int closed = ::close(fd);
+  const int close_error = errno;
+  fd = -1;
+  if (closed != 0 && close_error != EINTR) fail("closing the temporary file '" + temp + "' failed", close_error);
 
-  errno = 0;
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    fail("renaming '" + temp + "' to it failed", errno);
+    const int err = errno;
+    fail("renaming '" + temp + "' to it failed", err);
   }
 }
 

@@ -7,7 +7,7 @@
 set -euo pipefail
 packages=(cmake g++ ninja-build git libeigen3-dev libsuitesparse-dev libopenblas0-pthread
           libgmsh-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-          zlib1g-dev python3-matplotlib python3-numpy python3-meshio gmsh)
+          zlib1g-dev python3-matplotlib python3-numpy python3-meshio gmsh strace)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,11 +6,13 @@
 
 #include <Eigen/Core>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <utility>
 
 #include "core/atomic_file.hpp"
 #include "core/field_sampling.hpp"
@@ -45,13 +47,22 @@ std::string utcNow() {
   return text;
 }
 
+// Progress goes to stderr and must never end a run: fmt::print throws when stderr cannot be
+// written (a full disk under a redirect); a lost progress line is not worth the run.
+template <typename... Args>
+void progressLine(fmt::format_string<Args...> format, Args&&... args) {
+  const std::string line = fmt::format(format, std::forward<Args>(args)...);
+  std::fputs(line.c_str(), stderr);
+}
+
 std::string frameName(int step) { return fmt::format("step_{:04d}.vtu", step); }
 
 // What a run writes into its folder (RunResult's file names); before writing, these are the
 // files of an earlier run removed, so the folder never mixes two runs' frames.
 bool isRunOutputName(const std::string& name) {
+  // metrics.json: a validation case's verdict on the run (validation_commands), stale with it.
   if (name == "iterations.csv" || name == "summary.json" || name == "final.vtu" || name == "steps.pvd" ||
-      name == kDivergedStateName)
+      name == "metrics.json" || name == kDivergedStateName)
     return true;
   // step_NNNN.vtu (any number of digits).
   if (name.size() < 13 || name.rfind("step_", 0) != 0 || name.compare(name.size() - 4, 4, ".vtu") != 0) return false;
@@ -69,8 +80,10 @@ int clearEarlierRun(const std::filesystem::path& folder) {
   int removed = 0;
   if (fs::remove(folder / "summary.json", ec)) ++removed;
   for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec))
-    if (entry.is_regular_file(ec) && isRunOutputName(entry.path().filename().string()) && fs::remove(entry.path(), ec))
-      ++removed;
+    if (const std::string name = entry.path().filename().string();
+        entry.is_regular_file(ec) && (isRunOutputName(name) || isRunOutputName(deadWritersTarget(name))) &&
+        fs::remove(entry.path(), ec))
+      ++removed;  // also the temporary files of a killed earlier writer (NAME.tmp.<pid>)
   return removed;
 }
 
@@ -198,7 +211,7 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
                       {"reason", why},
                       {"state_file", kDivergedStateName},
                       {"state", kept_iterate ? "the solver's last finite iterate" : "the state before the step"}};
-        fmt::print(stderr, "[{}] diverged in step {}/{}{} at iteration {}: {}\n",
+        progressLine("[{}] diverged in step {}/{}{} at iteration {}: {}\n",
                    options.progress_label.empty() ? scene.name : options.progress_label, frame,
                    problem.time.num_steps, substeps > 1 ? fmt::format(" (substep {})", sub + 1) : "",
                    r.last_iteration, why);
@@ -237,7 +250,7 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
     const bool every_step = options.progress_every_seconds <= 0.0;
     if (options.progress && (every_step || wall - last_progress >= options.progress_every_seconds)) {
       last_progress = wall;
-      fmt::print(stderr,
+      progressLine(
                  "[{}] step {}/{}  t = {:.4g}  {} iterations  |r| = {:.3e}  rel = {:.3e}  {:.3f} s solver  "
                  "({:.1f} s wall so far)  {}\n",
                  options.progress_label.empty() ? scene.name : options.progress_label, frame, problem.time.num_steps,
@@ -258,7 +271,7 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   // A converged state can still hold collapsed or inverted elements: counted and said.
   const ElementQuality quality = elementQuality(problem, state.x);
   if (quality.inverted + quality.degenerate > 0)
-    fmt::print(stderr,
+    progressLine(
                "[{}] warning: the final state has {} inverted element(s) (det F <= 0) and {} degenerate one(s) "
                "(det F < {:g}) of {}\n",
                options.progress_label.empty() ? scene.name : options.progress_label, quality.inverted,
@@ -289,7 +302,7 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   const fs::path out(options.out_dir);
   const int cleared = clearEarlierRun(out);
   if (cleared > 0 && options.progress)
-    fmt::print(stderr, "[{}] removed {} file(s) of an earlier run from {}\n",
+    progressLine("[{}] removed {} file(s) of an earlier run from {}\n",
                options.progress_label.empty() ? scene.name : options.progress_label, cleared, out.string());
   // summary.json last: a folder holds a complete run exactly when it has one.
   writeFileAtomically((out / "iterations.csv").string(), log.toCsv());
