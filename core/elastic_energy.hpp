@@ -122,6 +122,11 @@ class ElasticEnergy final : public EnergyTerm {
                     HessianKind kind) const override {
     elementTerms(e, x, value, gradient, hessian, kind, t);
   }
+  // Element energies go to a per-element buffer in parallel, then are summed in element order
+  // on one thread: the total is bit for bit the same for every thread count and every run (an
+  // OpenMP `reduction(+)` adds the threads' partial sums in the order they finish, which with
+  // 3 or more threads changes the last bits from run to run; docs/determinism.md). Not
+  // reentrant (one buffer per term).
   double energy(const Positions& x, double t) const override;
   // Element gradients go to a per-element buffer in parallel, then every node gathers its
   // own (node -> element adjacency): no races, no barrier per color, and the sum order does
@@ -160,6 +165,7 @@ class ElasticEnergy final : public EnergyTerm {
   std::vector<double> volumes_;        // per element: sum_q V_q
   NodeAdjacency node_elements_;        // node -> (element, local index)
   mutable std::vector<double> element_gradients_;  // per element: 3N (addGradient's buffer)
+  mutable std::vector<double> element_energies_;   // per element (energy's buffer)
 };
 
 // ---------------------------------------------------------------------------------------
