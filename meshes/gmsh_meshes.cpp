@@ -18,6 +18,13 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+
+#include "core/input_error.hpp"
+#include "core/input_file.hpp"
 #include "meshes/gmsh_model.hpp"
 #include "meshes/gmsh_session.hpp"
 #include "meshes/node_sets.hpp"
@@ -28,6 +35,8 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kMaxEstimatedElements = 5e7;
+// Fewer STL triangles than this are subdivided before Gmsh reads them (tetrahedralizeStl).
+constexpr std::size_t kMinStlTriangles = 64;
 
 void orientTetsPositively(Mesh& mesh) {
   for (int e = 0; e < mesh.numElements(); ++e) {
@@ -53,7 +62,38 @@ void setSizeOptions(gmsh_model::ScopedOptions& options, double target_size) {
   options.set("Mesh.Optimize", 1);
 }
 
+std::string gib(double bytes) {
+  std::ostringstream out;
+  out.precision(bytes < 1024.0 * 1024 * 1024 * 10 ? 2 : 3);
+  out << bytes / (1024.0 * 1024 * 1024);
+  return out.str();
+}
+
 }  // namespace
+
+double physicalMemoryBytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 1e18;  // unknown: no limit
+  return static_cast<double>(pages) * static_cast<double>(page);
+}
+
+double estimatedMeshBytes(double elements, double nodes, int nodes_per_element) {
+  return 250.0 * nodes + (100.0 + 8.0 * nodes_per_element) * elements;
+}
+
+void checkMeshFitsInMemory(double elements, double nodes, int nodes_per_element, const std::string& source,
+                           const std::string& field) {
+  const double need = estimatedMeshBytes(elements, nodes, nodes_per_element);
+  const double have = physicalMemoryBytes();
+  if (!(need <= have)) {
+    std::ostringstream message;
+    message.precision(3);
+    message << "would need about " << gib(need) << " GiB for " << elements << " elements (" << nodes
+            << " nodes); this machine has " << gib(have) << " GiB of memory: use fewer cells, a larger target size "
+            << "or a lower order";
+    throw InputError(source, field, message.str());
+  }
+}
 
 Mesh makeUnstructuredBox(const Vec3& origin, const Vec3& size, double target_size, const std::string& source) {
   if (!std::isfinite(target_size) || !(target_size > 0.0)) {
@@ -195,43 +235,111 @@ Mesh makeRectangleMesh(const RectangleRecipe& recipe) {
 
 namespace {
 
-// Every vertex coordinate of an STL file (binary: 80-byte header, triangle count, 50 bytes a
-// triangle; else ASCII "vertex x y z" lines) must be finite before Gmsh reads it: a NaN
-// aborts Gmsh's reader (an assertion in its vertex search tree) and an infinite one makes it
-// drop triangles silently. Only the coordinates are scanned; Gmsh does the reading.
-void checkStlCoordinatesFinite(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto fail = [&](std::size_t triangle, int vertex, double value) {
-    throw std::runtime_error("triangle " + std::to_string(triangle + 1) + ", vertex " + std::to_string(vertex + 1) +
-                             " has a non-finite coordinate (" + std::to_string(value) + ")");
-  };
+// Binary STL: 80-byte header, a 32-bit triangle count, 50 bytes a triangle (normal, three
+// vertices, 2 attribute bytes). A file is binary when its size is exactly that.
+constexpr std::size_t kStlHeader = 84, kStlTriangleBytes = 50;
+
+bool isBinaryStl(const std::string& bytes) {
+  if (bytes.size() < kStlHeader) return false;
   std::uint32_t count = 0;
-  if (bytes.size() >= 84) std::memcpy(&count, bytes.data() + 80, 4);
-  if (bytes.size() >= 84 && bytes.size() == 84 + 50 * static_cast<std::size_t>(count)) {  // binary
-    for (std::size_t t = 0; t < count; ++t)
-      for (int v = 0; v < 3; ++v)
-        for (int c = 0; c < 3; ++c) {
-          float value;
-          std::memcpy(&value, bytes.data() + 84 + 50 * t + 12 * (v + 1) + 4 * c, 4);
-          if (!std::isfinite(value)) fail(t, v, value);
-        }
-    return;
-  }
-  std::istringstream text(bytes);
-  std::string word;
-  std::size_t vertex = 0;
-  while (text >> word) {
-    if (word != "vertex") continue;
-    for (int c = 0; c < 3; ++c) {
-      std::string number;
-      if (!(text >> number)) return;  // truncated: the closedness check below says so
-      const double value = std::strtod(number.c_str(), nullptr);
-      if (!std::isfinite(value)) fail(vertex / 3, static_cast<int>(vertex % 3), value);
-    }
-    ++vertex;
-  }
+  std::memcpy(&count, bytes.data() + 80, 4);
+  return bytes.size() == kStlHeader + kStlTriangleBytes * static_cast<std::size_t>(count);
 }
+
+// The tokens of an ASCII STL file, with the line of each for error messages.
+class StlText {
+ public:
+  StlText(const std::string& path, const std::string& bytes) : path_(path), bytes_(bytes) {}
+  bool atEnd() {
+    skipSpace();
+    return pos_ >= bytes_.size();
+  }
+  std::string token(const std::string& expected) {
+    skipSpace();
+    if (pos_ >= bytes_.size()) fail("unexpected end of file (expected " + expected + "): the file is truncated");
+    const std::size_t start = pos_;
+    while (pos_ < bytes_.size() && !std::isspace(static_cast<unsigned char>(bytes_[pos_]))) ++pos_;
+    return bytes_.substr(start, std::min<std::size_t>(pos_ - start, 64));
+  }
+  void expect(const std::string& word) {
+    const std::string got = token("'" + word + "'");
+    if (got != word) fail("expected '" + word + "', got '" + got + "'");
+  }
+  double number(const std::string& what) {
+    const std::string t = token(what);
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size()) fail("expected " + what + " (a number), got '" + t + "'");
+    return v;
+  }
+  void skipLine() {
+    while (pos_ < bytes_.size() && bytes_[pos_] != '\n') ++pos_;
+  }
+  std::string where() const { return "line " + std::to_string(line_); }
+  [[noreturn]] void fail(const std::string& message) const { throw InputError(path_, where(), message); }
+
+ private:
+  void skipSpace() {
+    while (pos_ < bytes_.size() && std::isspace(static_cast<unsigned char>(bytes_[pos_]))) {
+      if (bytes_[pos_] == '\n') ++line_;
+      ++pos_;
+    }
+  }
+  const std::string& path_;
+  const std::string& bytes_;
+  std::size_t pos_ = 0;
+  std::size_t line_ = 1;
+};
+
+std::string formatCoordinate(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// Midpoint subdivision: every triangle into four, the surface unchanged.
+std::vector<StlTriangle> subdivide(const std::vector<StlTriangle>& triangles) {
+  std::vector<StlTriangle> out;
+  out.reserve(4 * triangles.size());
+  for (const StlTriangle& t : triangles) {
+    const Vec3 ab = 0.5 * (t[0] + t[1]), bc = 0.5 * (t[1] + t[2]), ca = 0.5 * (t[2] + t[0]);
+    out.push_back({t[0], ab, ca});
+    out.push_back({ab, t[1], bc});
+    out.push_back({ca, bc, t[2]});
+    out.push_back({ab, bc, ca});
+  }
+  return out;
+}
+
+std::string binaryStl(const std::vector<StlTriangle>& triangles) {
+  std::string bytes(kStlHeader + kStlTriangleBytes * triangles.size(), '\0');
+  const std::string header = "pbdlab: subdivided for Gmsh";
+  std::memcpy(&bytes[0], header.data(), header.size());
+  const std::uint32_t count = static_cast<std::uint32_t>(triangles.size());
+  std::memcpy(&bytes[80], &count, 4);
+  for (std::size_t t = 0; t < triangles.size(); ++t) {
+    const Vec3 normal = (triangles[t][1] - triangles[t][0]).cross(triangles[t][2] - triangles[t][0]).normalized();
+    for (int c = 0; c < 3; ++c) {
+      const float n = static_cast<float>(normal[c]);
+      std::memcpy(&bytes[kStlHeader + kStlTriangleBytes * t + 4 * c], &n, 4);
+    }
+    for (int v = 0; v < 3; ++v)
+      for (int c = 0; c < 3; ++c) {
+        const float x = static_cast<float>(triangles[t][static_cast<std::size_t>(v)][c]);
+        std::memcpy(&bytes[kStlHeader + kStlTriangleBytes * t + 12 * (v + 1) + 4 * c], &x, 4);
+      }
+  }
+  return bytes;
+}
+
+// Removes a temporary file when it goes out of scope.
+struct TemporaryFile {
+  std::string path;
+  ~TemporaryFile() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove(path, ec);
+  }
+};
 
 // The surface Gmsh read from an STL file must be finite and closed before it is classified and
 // filled: a NaN vertex made Gmsh loop forever, and an open or truncated surface ended in its
@@ -270,6 +378,77 @@ void checkClosedFiniteSurface() {
 
 }  // namespace
 
+std::vector<StlTriangle> parseStl(const std::string& bytes, const std::string& path) {
+  std::vector<StlTriangle> triangles;
+  const auto nonFinite = [&](const std::string& field, std::size_t triangle, int vertex, double value) {
+    throw InputError(path, field,
+                     "triangle " + std::to_string(triangle + 1) + ", vertex " + std::to_string(vertex + 1) +
+                         " has a non-finite coordinate (" + formatCoordinate(value) + ")");
+  };
+  if (isBinaryStl(bytes)) {
+    std::uint32_t count = 0;
+    std::memcpy(&count, bytes.data() + 80, 4);
+    triangles.resize(count);  // the size check above: count * 50 bytes are present
+    for (std::size_t t = 0; t < count; ++t)
+      for (int v = 0; v < 3; ++v)
+        for (int c = 0; c < 3; ++c) {
+          const std::size_t at = kStlHeader + kStlTriangleBytes * t + 12 * static_cast<std::size_t>(v + 1) + 4 * static_cast<std::size_t>(c);
+          float value;
+          std::memcpy(&value, bytes.data() + at, 4);
+          if (!std::isfinite(value)) nonFinite("byte " + std::to_string(at), t, v, value);
+          triangles[t][static_cast<std::size_t>(v)][c] = value;
+        }
+    return triangles;
+  }
+  StlText in(path, bytes);
+  if (in.atEnd()) throw InputError(path, "(file)", "the file is empty, not an STL file");
+  if (in.token("'solid'") != "solid") {
+    std::string sizes = "its size is " + std::to_string(bytes.size()) + " bytes";
+    if (bytes.size() >= kStlHeader) {
+      std::uint32_t count = 0;
+      std::memcpy(&count, bytes.data() + 80, 4);
+      sizes += ", a binary STL of " + std::to_string(count) + " triangles would be " +
+               std::to_string(kStlHeader + kStlTriangleBytes * static_cast<std::size_t>(count));
+    }
+    throw InputError(path, "(file)",
+                     "neither an ASCII STL (it does not begin with 'solid') nor a binary one (" + sizes +
+                         "): not an STL file, or a truncated binary one");
+  }
+  in.skipLine();  // the solid's name
+  for (;;) {
+    if (in.atEnd()) break;  // "endsolid" missing: accepted, as Gmsh does
+    const std::string word = in.token("'facet' or 'endsolid'");
+    if (word == "endsolid") {
+      in.skipLine();
+      if (in.atEnd()) break;
+      in.expect("solid");  // another solid follows
+      in.skipLine();
+      continue;
+    }
+    if (word != "facet") in.fail("expected 'facet' or 'endsolid', got '" + word + "'");
+    in.expect("normal");
+    for (int c = 0; c < 3; ++c) in.number("a normal's component");
+    in.expect("outer");
+    in.expect("loop");
+    StlTriangle triangle;
+    const std::size_t t = triangles.size();
+    for (int v = 0; v < 3; ++v) {
+      in.expect("vertex");
+      for (int c = 0; c < 3; ++c) {
+        const double value = in.number("a vertex coordinate");
+        if (!std::isfinite(value)) nonFinite(in.where(), t, v, value);
+        triangle[static_cast<std::size_t>(v)][c] = value;
+      }
+    }
+    in.expect("endloop");
+    in.expect("endfacet");
+    triangles.push_back(triangle);
+  }
+  return triangles;
+}
+
+std::vector<StlTriangle> readStl(const std::string& path) { return parseStl(readInputFile(path), path); }
+
 Mesh tetrahedralizeStl(const std::string& path, double target_size, double feature_angle_deg,
                        const std::string& source) {
   if (!std::isfinite(target_size) || !(target_size > 0.0)) {
@@ -282,10 +461,40 @@ Mesh tetrahedralizeStl(const std::string& path, double target_size, double featu
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw std::runtime_error(source + ": cannot open the STL file '" + path + "'");
   }
-  try {
-    checkStlCoordinatesFinite(path);
-  } catch (const std::runtime_error& error) {
-    throw std::runtime_error(source + ": the STL file '" + path + "': " + error.what());
+  // pbdlab reads the file first (every triangle, every coordinate finite: a NaN aborted Gmsh's
+  // reader and an infinite one made it drop triangles silently); errors name the line or byte.
+  std::vector<StlTriangle> triangles = readStl(path);
+  if (triangles.empty()) throw InputError(path, "(file)", "the file holds no triangles");
+  {
+    // The volume Gmsh fills is at most the bounding box's: refuse a target size whose mesh
+    // would not fit in memory (regular tets of edge target_size, as makeUnstructuredBox).
+    Vec3 lo = triangles[0][0], hi = lo;
+    for (const StlTriangle& t : triangles)
+      for (const Vec3& v : t) {
+        lo = lo.cwiseMin(v);
+        hi = hi.cwiseMax(v);
+      }
+    const double estimate = (hi - lo).prod() / (std::pow(target_size, 3) / (6.0 * std::sqrt(2.0)));
+    checkMeshFitsInMemory(estimate, estimate / 5.0, 4, path, "target_size");
+  }
+  // Gmsh 4.8 splits a closed surface into patches it can parametrize by partitioning its
+  // triangles (METIS) in two, again and again; a surface of a handful of triangles (a
+  // 4-facet tetrahedron) is never split, and Gmsh loops forever ("Level N partition with 4
+  // triangles split in 2 parts because poincare characteristic 2 is not 0"). The same surface
+  // subdivided (each triangle into four, the geometry unchanged) splits at once.
+  TemporaryFile subdivided;
+  std::string gmsh_input = path;
+  if (triangles.size() < kMinStlTriangles) {
+    while (triangles.size() < kMinStlTriangles) triangles = subdivide(triangles);
+    static std::atomic<unsigned> counter{0};
+    subdivided.path = (std::filesystem::temp_directory_path() /
+                       ("pbdlab-stl-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".stl"))
+                          .string();
+    std::ofstream out(subdivided.path, std::ios::binary);
+    out << binaryStl(triangles);
+    out.close();
+    if (!out) throw std::runtime_error(source + ": cannot write the temporary file '" + subdivided.path + "'");
+    gmsh_input = subdivided.path;
   }
   Mesh mesh;
   {
@@ -295,7 +504,7 @@ Mesh tetrahedralizeStl(const std::string& path, double target_size, double featu
       gmsh_model::ScopedOptions options;
       gmsh_model::call(source, "reading and meshing '" + path + "'", [&] {
         setSizeOptions(options, target_size);
-        gmsh::merge(path);
+        gmsh::merge(gmsh_input);
         gmsh::vectorpair triangles;
         gmsh::model::getEntities(triangles, 2);
         if (triangles.empty()) throw std::runtime_error("the file holds no triangles");

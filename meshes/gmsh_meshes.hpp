@@ -4,6 +4,7 @@
 // surface. All deterministic for the same input (Gmsh runs single-threaded).
 #include <array>
 #include <string>
+#include <vector>
 
 #include "core/mesh.hpp"
 
@@ -47,7 +48,36 @@ RectangleRecipe::Diagonals parseDiagonals(const std::string& name);  // throws i
 // std::runtime_error naming the file if it is missing, not a closed surface, or Gmsh fails
 // (Gmsh 4.8 cannot parametrize some patch layouts: "Wrong topology of boundary mesh for
 // parametrization"; a larger feature angle usually helps).
+//
+// pbdlab reads the file itself first (parseStl): a bad file is an InputError naming the file
+// and the line (ASCII) or byte (binary). A surface of fewer than 64 triangles is subdivided
+// (each triangle into four, the geometry unchanged) before Gmsh reads it: Gmsh 4.8 loops
+// forever splitting a closed surface of a handful of triangles (a 4-facet tetrahedron).
 Mesh tetrahedralizeStl(const std::string& path, double target_size, double feature_angle_deg,
                        const std::string& source);
+
+// Resource limits (issue 12): a recipe whose mesh would not fit in this machine's memory is
+// refused before anything is allocated. The estimate counts what meshing holds at its peak,
+// roughly: per node about 250 bytes (Gmsh's vertex with its maps, pbdlab's coordinates and
+// node sets), per element about 100 bytes plus 8 per element node (Gmsh's element, pbdlab's
+// connectivity and topology); running a scene on the mesh needs several times more.
+double physicalMemoryBytes();  // sysconf(_SC_PHYS_PAGES) * page size
+double estimatedMeshBytes(double elements, double nodes, int nodes_per_element);
+// Throws InputError(source, field, "would need about N GiB for M elements (K nodes); this
+// machine has P GiB ...") when the estimate exceeds physicalMemoryBytes().
+void checkMeshFitsInMemory(double elements, double nodes, int nodes_per_element, const std::string& source,
+                           const std::string& field);
+
+// One STL triangle: three vertices.
+using StlTriangle = std::array<Vec3, 3>;
+// The triangles of an STL file's bytes, binary (84 + 50 * count bytes exactly) or ASCII
+// ("solid", then "facet normal n n n / outer loop / vertex x y z (3x) / endloop / endfacet",
+// "endsolid"; several solids allowed, a missing final "endsolid" accepted). Throws
+// InputError(path, field, message): field "line N" (ASCII) or "byte N" (binary) for a
+// malformed or truncated file or a non-finite vertex coordinate, "(file)" for an empty file
+// or one that is neither format. Gmsh reads the file itself afterwards; this is pbdlab's check.
+std::vector<StlTriangle> parseStl(const std::string& bytes, const std::string& path);
+// parseStl of the file's bytes; InputError(path, "(file)", ...) if it cannot be read.
+std::vector<StlTriangle> readStl(const std::string& path);
 
 }  // namespace pbdlab

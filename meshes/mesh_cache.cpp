@@ -56,7 +56,9 @@ class Writer {
   void pod(const T& v) {
     out_.append(reinterpret_cast<const char*>(&v), sizeof v);
   }
-  void bytes(const void* p, std::size_t n) { out_.append(static_cast<const char*>(p), n); }
+  void bytes(const void* p, std::size_t n) {
+    if (n > 0) out_.append(static_cast<const char*>(p), n);
+  }
   void text(const std::string& s) {
     pod(static_cast<std::uint64_t>(s.size()));
     out_ += s;
@@ -76,6 +78,7 @@ class Reader {
   }
   bool bytes(void* p, std::size_t n) {
     if (n > end_ - pos_) return false;
+    if (n == 0) return true;  // p may be null (an empty matrix's data)
     std::memcpy(p, in_.data() + pos_, n);
     pos_ += n;
     return true;
@@ -88,6 +91,7 @@ class Reader {
     return true;
   }
   bool done() const { return pos_ == end_; }
+  std::size_t remaining() const { return end_ - pos_; }
 
  private:
   const std::string& in_;
@@ -154,6 +158,12 @@ bool deserializeMesh(const std::string& bytes, const std::string& key, Mesh& mes
   if (n < 0 || m < 0 || per != nodesPerElement(out.element_type) || n > (1ll << 31) || m > (1ll << 31)) {
     return miss(why, "bad sizes");
   }
+  if (n == 0 || m == 0) return miss(why, "an empty mesh");  // pbdlab stores no empty mesh
+  // The sizes must match the bytes present before anything is allocated for them (a corrupt
+  // entry that passed the checksum must not ask for gigabytes).
+  const std::uint64_t data_bytes = sizeof(double) * 3 * static_cast<std::uint64_t>(n) +
+                                   sizeof(int) * static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(per);
+  if (data_bytes > r.remaining()) return miss(why, "truncated mesh data");
   out.source = source;
   out.rest_positions.resize(n, 3);
   out.elements.resize(m, per);
@@ -166,12 +176,22 @@ bool deserializeMesh(const std::string& bytes, const std::string& key, Mesh& mes
   for (std::uint64_t s = 0; s < n_sets; ++s) {
     std::string name;
     std::uint64_t count = 0;
-    if (!r.text(name) || !r.pod(count) || count > static_cast<std::uint64_t>(n)) return miss(why, "truncated node set");
+    if (!r.text(name) || !r.pod(count) || count > static_cast<std::uint64_t>(n) || sizeof(int) * count > r.remaining())
+      return miss(why, "truncated node set");
     std::vector<int> nodes(count);
     if (!r.bytes(nodes.data(), sizeof(int) * count)) return miss(why, "truncated node set");
-    out.node_sets.emplace(std::move(name), std::move(nodes));
+    for (int node : nodes)
+      if (node < 0 || node >= n) return miss(why, "node set '" + name + "' holds node " + std::to_string(node) + ", out of range");
+    if (!out.node_sets.emplace(std::move(name), std::move(nodes)).second) return miss(why, "a node set appears twice");
   }
   if (!r.done()) return miss(why, "trailing bytes");
+  // Never trusted: the mesh must be valid (finite coordinates, node indices in range, no
+  // inverted or degenerate element), as the mesh it was made from was.
+  try {
+    validateMesh(out);
+  } catch (const std::exception& e) {
+    return miss(why, std::string("not a valid mesh (") + e.what() + ")");
+  }
   mesh = std::move(out);
   return true;
 }

@@ -73,20 +73,20 @@ class In {
   std::vector<double> reals(const json& object, const std::string& key, std::size_t n, bool positive) const {
     return reader_.numbers(object.at(key), field(key), n, positive);
   }
-  // An array of n integers >= 1 whose product is at most kMaxCells.
+  // An array of n integers >= 1. The caller checks the memory estimate, then checkCellCap.
   std::vector<int> cells(const json& object, const std::string& key, std::size_t n) const {
     const json& v = object.at(key);
     if (!v.is_array() || v.size() != n)
       fail(key, "must be an array of " + std::to_string(n) + " integers, got " + describeJson(v));
     std::vector<int> out;
-    long long total = 1;
-    for (std::size_t i = 0; i < n; ++i) {
-      const int c = reader_.integerAtLeast(v[i], jsonPointerChild(field(key), i), 1);
-      out.push_back(c);
-      total *= c;
-      if (total > kMaxCells) fail(key, "asks for more than " + std::to_string(kMaxCells) + " cells");
-    }
+    for (std::size_t i = 0; i < n; ++i) out.push_back(reader_.integerAtLeast(v[i], jsonPointerChild(field(key), i), 1));
     return out;
+  }
+  // The product of the cells at most kMaxCells (indices far from int overflow).
+  void checkCellCap(const std::string& key, const std::vector<int>& cells) const {
+    double total = 1.0;
+    for (int c : cells) total *= c;
+    if (total > static_cast<double>(kMaxCells)) fail(key, "asks for more than " + std::to_string(kMaxCells) + " cells");
   }
   int order(const json& object) const {
     if (!object.contains("order")) return 1;
@@ -112,6 +112,34 @@ class In {
 };
 
 json array(const Vec3& v) { return json::array({v[0], v[1], v[2]}); }
+
+struct MeshSizeEstimate {
+  double elements = 0.0, nodes = 0.0;
+  int nodes_per_element = 4;
+};
+
+// Tets raised to order 2 or 3 (meshes/raise_order.hpp): the same elements with 10 or 20 nodes;
+// nodes: a tet mesh has about 1.2 edges and 2 faces per node... per element about 1.2 edges
+// and 2 faces, so order 2 adds ~1.2 nodes per element, order 3 ~2.4 + 2 (edges twice, faces).
+MeshSizeEstimate raisedSize(double elements, double nodes, int order) {
+  MeshSizeEstimate out{elements, nodes, order == 1 ? 4 : order == 2 ? 10 : 20};
+  if (order == 2) out.nodes += 1.2 * elements;
+  if (order == 3) out.nodes += 4.4 * elements;
+  return out;
+}
+
+MeshSizeEstimate structuredSize(BoxFamily family, const std::vector<int>& cells, int order) {
+  double n_cells = 1.0, n_nodes = 1.0;
+  for (int c : cells) {
+    n_cells *= c;
+    n_nodes *= c + 1.0;
+  }
+  const int per_cell = std::max(1, elementsPerCell(family));
+  if (family == BoxFamily::kPyramid) n_nodes += n_cells;  // a node at every cell's centre
+  MeshSizeEstimate out = raisedSize(per_cell * n_cells, n_nodes, order);
+  if (order == 1) out.nodes_per_element = nodesPerElement(boxFamilyElementType(family));
+  return out;
+}
 
 void parseBox(const In& in, const json& m, MeshRecipe& r) {
   in.onlyKeys(m, {"type", "family", "split", "origin", "size", "cells", "target_size", "order"}, "box");
@@ -148,6 +176,8 @@ void parseBox(const In& in, const json& m, MeshRecipe& r) {
     if (!m.contains("target_size")) in.fail("target_size", "is required for the unstructured family but missing");
     box.target_size = in.positive(m, "target_size");
     const double estimate = box.size.prod() / (std::pow(box.target_size, 3) / (6.0 * std::sqrt(2.0)));
+    const MeshSizeEstimate size = raisedSize(estimate, estimate / 5.0, box.order);
+    checkMeshFitsInMemory(size.elements, size.nodes, size.nodes_per_element, in.reader().source(), in.field("target_size"));
     if (estimate > kMaxEstimatedElements) {
       in.fail("target_size", "would make about " + number(estimate) + " tetrahedra (at most " + number(kMaxEstimatedElements) + ")");
     }
@@ -156,6 +186,9 @@ void parseBox(const In& in, const json& m, MeshRecipe& r) {
     if (m.contains("target_size")) in.fail("target_size", "only the unstructured family takes a target size; use \"cells\"");
     if (!m.contains("cells")) in.fail("cells", "is required but missing");
     const std::vector<int> cells = in.cells(m, "cells", 3);
+    const MeshSizeEstimate size = structuredSize(box.family, cells, box.order);
+    checkMeshFitsInMemory(size.elements, size.nodes, size.nodes_per_element, in.reader().source(), in.field("cells"));
+    in.checkCellCap("cells", cells);
     box.cells = {cells[0], cells[1], cells[2]};
     c["cells"] = json::array({cells[0], cells[1], cells[2]});
   }
@@ -167,12 +200,15 @@ void parseResBox(const In& in, const json& m, MeshRecipe& r) {
   in.onlyKeys(m, {"type", "nodes_per_side", "order"}, "res_box");
   const int n = in.reader().integerAtLeast(in.reader().required(m, "nodes_per_side", in.field("")),
                                            in.field("nodes_per_side"), 2);
+  const int order = in.order(m);
+  const MeshSizeEstimate size = structuredSize(BoxFamily::kFiveTet, {n - 1, n - 1, n - 1}, order);
+  checkMeshFitsInMemory(size.elements, size.nodes, size.nodes_per_element, in.reader().source(), in.field("nodes_per_side"));
   if (std::pow(n - 1.0, 3) > static_cast<double>(kMaxCells)) {
     in.fail("nodes_per_side", "asks for more than " + std::to_string(kMaxCells) + " cells");
   }
   r.nodes_per_side = n;
   r.box = resBox(n);
-  r.box.order = r.order = in.order(m);
+  r.box.order = r.order = order;
   r.canonical = {{"type", "res_box"}, {"nodes_per_side", n}, {"order", r.order}};
 }
 
@@ -203,6 +239,7 @@ void parseRectangle(const In& in, const json& m, MeshRecipe& r) {
     if (m.contains("diagonals")) in.fail("diagonals", "only a structured rectangle (\"cells\") takes diagonals");
     rect.target_size = in.positive(m, "target_size");
     const double estimate = rect.size[0] * rect.size[1] / (std::sqrt(3.0) / 4.0 * rect.target_size * rect.target_size);
+    checkMeshFitsInMemory(estimate, estimate / 2.0, 3, in.reader().source(), in.field("target_size"));
     if (estimate > kMaxEstimatedElements) {
       in.fail("target_size", "would make about " + number(estimate) + " triangles (at most " + number(kMaxEstimatedElements) + ")");
     }
@@ -210,6 +247,9 @@ void parseRectangle(const In& in, const json& m, MeshRecipe& r) {
   } else {
     if (!m.contains("cells")) in.fail("cells", "is required (or \"target_size\" for an unstructured mesh) but missing");
     const std::vector<int> cells = in.cells(m, "cells", 2);
+    checkMeshFitsInMemory(2.0 * cells[0] * cells[1], (cells[0] + 1.0) * (cells[1] + 1.0), 3, in.reader().source(),
+                          in.field("cells"));
+    in.checkCellCap("cells", cells);
     rect.cells = {cells[0], cells[1]};
     c["cells"] = json::array({cells[0], cells[1]});
     if (m.contains("diagonals")) {
@@ -338,6 +378,8 @@ Mesh makeMesh(const MeshRecipe& recipe) {
                                                           " elements; the recipe's order " + std::to_string(recipe.order) +
                                                           " applies to tet4 meshes only");
         }
+        const MeshSizeEstimate size = raisedSize(mesh.numElements(), mesh.numNodes(), recipe.order);
+        checkMeshFitsInMemory(size.elements, size.nodes, size.nodes_per_element, recipe.path, "(order " + std::to_string(recipe.order) + ")");
         mesh = raiseOrder(mesh, recipe.order);
         validateMesh(mesh);
       }
@@ -345,10 +387,16 @@ Mesh makeMesh(const MeshRecipe& recipe) {
     case MeshRecipe::Kind::kStl:
       try {
         mesh = tetrahedralizeStl(recipe.path, recipe.target_size, recipe.feature_angle, recipe.describe());
+      } catch (const InputError&) {
+        throw;  // pbdlab's own reading of the file: names the line or byte
       } catch (const std::runtime_error& e) {
         throw InputError(recipe.path, "(surface)", e.what());
       }
-      if (recipe.order > 1) mesh = raiseOrder(mesh, recipe.order);
+      if (recipe.order > 1) {
+        const MeshSizeEstimate size = raisedSize(mesh.numElements(), mesh.numNodes(), recipe.order);
+        checkMeshFitsInMemory(size.elements, size.nodes, size.nodes_per_element, recipe.path, "(order " + std::to_string(recipe.order) + ")");
+        mesh = raiseOrder(mesh, recipe.order);
+      }
       validateMesh(mesh);
       break;
     case MeshRecipe::Kind::kBunnySurface:

@@ -76,6 +76,15 @@ class Cursor {
   }
   [[noreturn]] void fail(const std::string& message) const { throw InputError(path_, where(), message); }
 
+  // Bytes not read yet.
+  std::size_t remaining() const { return pos_ < text_.size() ? text_.size() - pos_ : 0; }
+  // How many of `count` items of at least `min_bytes` bytes each the rest of the file can
+  // hold: what may be reserved for a count read from the file (a corrupt count must not
+  // allocate gigabytes; reading then stops at the end of the file with its own message).
+  std::size_t fitting(std::uint64_t count, std::size_t min_bytes) const {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(count, remaining() / min_bytes));
+  }
+
   bool atEnd() {
     skipSpace();
     return pos_ >= text_.size();
@@ -258,14 +267,18 @@ void readNodes41(Cursor& in, RawMsh& msh, bool binary) {
   const std::uint64_t total = in.count("the number of nodes");
   in.count("the minimum node tag");
   in.count("the maximum node tag");
-  msh.node_tags.reserve(total);
-  msh.coords.reserve(3 * total);
+  // A node takes a tag and 3 coordinates: 8 bytes at least in ASCII ("1 0 0 0" and separators),
+  // 32 in binary.
+  const std::size_t fit = in.fitting(total, binary ? 32 : 8);
+  msh.node_tags.reserve(fit);
+  msh.coords.reserve(3 * fit);
   for (std::uint64_t b = 0; b < blocks; ++b) {
     const int dim = static_cast<int>(in.integer("a node block's entity dimension"));
     in.integer("a node block's entity tag");
     const long long parametric = in.integer("a node block's parametric flag");
     const std::uint64_t n = in.count("the number of nodes in a block");
-    if (msh.node_tags.size() + n > total) in.fail("the node blocks hold more nodes than the declared " + std::to_string(total));
+    if (n > total - msh.node_tags.size()) in.fail("the node blocks hold more nodes than the declared " + std::to_string(total));
+    if (dim < 0 || dim > 3) in.fail("a node block's entity dimension must be 0 to 3, got " + std::to_string(dim));
     const std::size_t first = msh.node_tags.size();
     for (std::uint64_t i = 0; i < n; ++i) msh.node_tags.push_back(in.count("a node tag"));
     for (std::uint64_t i = 0; i < n; ++i) {
@@ -298,11 +311,17 @@ void readElements41(Cursor& in, RawMsh& msh, bool binary) {
     const std::uint64_t n = in.count("the number of elements in a block");
     const GmshTypeInfo* info = gmshType(block.type);
     if (!info) in.fail("unknown " + typeLabel(block.type));
-    if (read + n > total) in.fail("the element blocks hold more elements than the declared " + std::to_string(total));
+    if (block.dim != info->dim) {
+      in.fail("an element block of entity dimension " + std::to_string(block.dim) + " holds " + typeLabel(block.type) +
+              " elements (dimension " + std::to_string(info->dim) + ")");
+    }
+    if (n > total - read) in.fail("the element blocks hold more elements than the declared " + std::to_string(total));
+    // An element takes a tag and its nodes: 2 bytes each at least in ASCII, 8 in binary.
+    const std::size_t fit = in.fitting(n, static_cast<std::size_t>(1 + info->nodes) * (binary ? 8 : 2));
     const auto physical = msh.entity_physicals.find({block.dim, entity});
     if (physical != msh.entity_physicals.end()) block.physical = physical->second;
-    block.tags.reserve(n);
-    block.nodes.reserve(n * info->nodes);
+    block.tags.reserve(fit);
+    block.nodes.reserve(fit * static_cast<std::size_t>(info->nodes));
     for (std::uint64_t i = 0; i < n; ++i) {
       block.tags.push_back(in.count("an element tag (element " + std::to_string(read + i + 1) + " of " +
                                     std::to_string(total) + ")"));
@@ -325,8 +344,9 @@ void readElements41(Cursor& in, RawMsh& msh, bool binary) {
 
 void readNodes22(Cursor& in, RawMsh& msh) {
   const std::uint64_t total = in.count("the number of nodes");
-  msh.node_tags.reserve(total);
-  msh.coords.reserve(3 * total);
+  const std::size_t fit = in.fitting(total, 8);
+  msh.node_tags.reserve(fit);
+  msh.coords.reserve(3 * fit);
   for (std::uint64_t i = 0; i < total; ++i) {
     msh.node_tags.push_back(in.count("a node tag (node " + std::to_string(i + 1) + " of " + std::to_string(total) + ")"));
     for (int d = 0; d < 3; ++d) msh.coords.push_back(in.real("node " + std::to_string(msh.node_tags.back()) + "'s coordinate"));
@@ -432,8 +452,10 @@ std::string elementTagField(std::uint64_t tag) { return "element tag " + std::to
 
 }  // namespace
 
-Mesh readMsh(const std::string& path) {
-  const RawMsh msh = parse(path, readInputFile(path));
+Mesh readMsh(const std::string& path) { return readMshText(readInputFile(path), path); }
+
+Mesh readMshText(const std::string& text, const std::string& path) {
+  const RawMsh msh = parse(path, text);
 
   int dim = -1;
   for (const ElementBlock& b : msh.blocks)

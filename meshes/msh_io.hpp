@@ -23,6 +23,10 @@ namespace pbdlab {
 // unsupported or mixed element type or a missing node, and "element i (Gmsh element tag T)"
 // for an inverted or degenerate element.
 Mesh readMsh(const std::string& path);
+// The same for the file's bytes already in memory (`path` names them in errors): what readMsh
+// does after reading the file. A count in the file (nodes, elements) is checked against the
+// bytes that follow before anything is allocated for it.
+Mesh readMshText(const std::string& text, const std::string& path);
 
 // The mesh as MSH 4.1 ASCII text: one entity holding every node and element (node tag =
 // index + 1, element tag = index + 1) in the physical group of the mesh's dimension named

@@ -37,7 +37,8 @@ bool hasValueAt(const json& document, const json::json_pointer& pointer) {
 json readScenePatch(const JsonReader& in, const json& value, const std::string& field, const std::string& scene_path) {
   const json& patch = in.object(value, field);
   if (patch.empty()) in.fail(field, "must not be empty (leave it out to run the scene as it is)");
-  if (!std::filesystem::is_regular_file(scene_path))
+  std::error_code ec;  // the non-throwing form: a name too long is "no such file", not an internal error
+  if (!std::filesystem::is_regular_file(scene_path, ec))
     in.fail(field, "no such scene file: " + scene_path + " (the patch patches it)");
   const json scene = readJsonFile(scene_path);
   for (const auto& [pointer, replacement] : patch.items()) {

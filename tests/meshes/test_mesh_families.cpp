@@ -4,6 +4,8 @@
 // shared between neighbours, rectangles, the bunny surface and its tetrahedralization,
 // determinism.
 #include <gtest/gtest.h>
+
+#include <chrono>
 #include <omp.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/input_error.hpp"
 #include "core/mesh.hpp"
 #include "core/reference_element.hpp"
 #include "meshes/box_mesh.hpp"
@@ -459,7 +462,68 @@ TEST(Bunny, AnStlThatIsNotAFiniteClosedSurfaceIsRefusedSayingWhy) {
   // Open: the first facet dropped; truncated: the last third cut off.
   const std::size_t facet = text.find("facet"), next = text.find("facet", text.find("endfacet") + 8);
   expectRefused("open.stl", text.substr(0, facet) + text.substr(next), "the surface is not closed");
-  expectRefused("truncated.stl", text.substr(0, 2 * text.size() / 3), "the surface is not closed");
+  // A file cut inside a facet: pbdlab's reading of the file says where (issue 12).
+  expectRefused("truncated.stl", text.substr(0, 2 * text.size() / 3), "the file is truncated");
+  // Cut between two facets: every facet is whole, the surface is open.
+  const std::size_t between = text.find("facet", text.rfind("endfacet", 2 * text.size() / 3) + 8);
+  expectRefused("truncated_between_facets.stl", text.substr(0, between), "the surface is not closed");
+}
+
+// Issue 12: a valid closed 4-facet tetrahedron made Gmsh 4.8 loop forever ("Level N partition
+// with 4 triangles split in 2 parts because poincare characteristic 2 is not 0"): its surface,
+// too small to partition, is now subdivided before Gmsh reads it. ASCII and binary.
+TEST(Stl, AFourFacetTetrahedronMeshesInsteadOfHanging) {
+  test::TempDir dir("stl_tet");
+  Mesh surface;
+  surface.element_type = ElementType::kTri3;
+  surface.rest_positions.resize(4, 3);
+  surface.rest_positions << 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1;
+  surface.elements.resize(4, 3);
+  surface.elements << 0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3;  // outward normals
+  const std::string ascii = stlText(surface, "tet");
+  std::ofstream(dir.file("tet.stl"), std::ios::binary) << ascii;
+  const std::vector<StlTriangle> triangles = readStl(dir.file("tet.stl"));
+  ASSERT_EQ(triangles.size(), 4u);
+  std::string binary(84 + 50 * 4, '\0');
+  const std::uint32_t count = 4;
+  std::memcpy(&binary[80], &count, 4);
+  for (int t = 0; t < 4; ++t)
+    for (int v = 0; v < 3; ++v)
+      for (int c = 0; c < 3; ++c) {
+        const float value = static_cast<float>(triangles[t][v][c]);
+        std::memcpy(&binary[84 + 50 * t + 12 * (v + 1) + 4 * c], &value, 4);
+      }
+  std::ofstream(dir.file("tet_binary.stl"), std::ios::binary) << binary;
+  for (const std::string name : {"tet.stl", "tet_binary.stl"}) {
+    const auto start = std::chrono::steady_clock::now();
+    const Mesh mesh = tetrahedralizeStl(dir.file(name), 0.25, 60.0, name);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60.0) << name;
+    EXPECT_EQ(mesh.element_type, ElementType::kTet4);
+    EXPECT_GT(mesh.numElements(), 4) << name;
+    for (double v : restVolumes(mesh)) ASSERT_GT(v, 0.0);
+    EXPECT_NEAR(totalVolume(mesh), 1.0 / 6.0, 1e-9) << name;  // flat facets: the volume is exact
+  }
+}
+
+// pbdlab's own reading of STL bytes (parseStl): errors name the line or byte.
+TEST(Stl, ParseStlNamesTheLineOrByte) {
+  const auto refused = [](const std::string& bytes, const std::string& field, const std::string& says) {
+    try {
+      parseStl(bytes, "f.stl");
+      ADD_FAILURE() << "accepted: " << bytes.substr(0, 40);
+    } catch (const InputError& error) {
+      EXPECT_EQ(error.file(), "f.stl");
+      EXPECT_EQ(error.field(), field) << error.what();
+      EXPECT_NE(std::string(error.what()).find(says), std::string::npos) << error.what();
+    }
+  };
+  refused("", "(file)", "empty");
+  refused("hello", "(file)", "neither an ASCII STL");
+  refused("solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0", "line 5", "expected a vertex coordinate");
+  refused("solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 nan\n", "line 5",
+          "triangle 1, vertex 2 has a non-finite coordinate");
+  refused("solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0", "line 4", "the file is truncated");
+  EXPECT_EQ(parseStl("solid x\nendsolid x\n", "f.stl").size(), 0u);
 }
 
 TEST(GmshGenerators, LeaveTheOpenMPThreadCountAlone) {

@@ -107,6 +107,44 @@ TEST(MeshRecipe, BadRecipesNameTheField) {
   }
 }
 
+// Issue 12, resource limits: a recipe whose mesh would not fit in this machine's memory is
+// refused while parsing, before anything is allocated, with the estimate in the message.
+TEST(MeshRecipe, ARecipeTooLargeForThisMachineIsRefusedWithAnEstimate) {
+  const double have = physicalMemoryBytes();
+  ASSERT_GT(have, 0.0);
+  const std::vector<BadRecipe> cases = {
+      {R"({"type": "box", "cells": [2000, 2000, 2000]})", "/mesh/cells"},                  // 8e9 cells
+      {R"({"type": "box", "cells": [2147483647, 2147483647, 2147483647], "family": "hex"})", "/mesh/cells"},
+      {R"({"type": "box", "cells": [1000, 1000, 1000], "order": 3})", "/mesh/cells"},
+      {R"({"type": "res_box", "nodes_per_side": 100000})", "/mesh/nodes_per_side"},
+      {R"({"type": "box", "family": "unstructured", "target_size": 1e-5})", "/mesh/target_size"},
+      {R"({"type": "rectangle", "cells": [2000000000, 2000000000]})", "/mesh/cells"},
+      {R"({"type": "rectangle", "target_size": 1e-8})", "/mesh/target_size"},
+  };
+  for (const BadRecipe& c : cases) {
+    SCOPED_TRACE(c.json_text);
+    try {
+      parse(json::parse(c.json_text));
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), c.field) << e.what();
+      const std::string what = e.what();
+      EXPECT_NE(what.find("would need about "), std::string::npos) << what;
+      EXPECT_NE(what.find(" GiB for "), std::string::npos) << what;
+      EXPECT_NE(what.find("this machine has "), std::string::npos) << what;
+    }
+  }
+  // Within memory but above the index cap: the cap's own message.
+  try {
+    parse(json::parse(R"({"type": "box", "cells": [5000, 5000, 1], "family": "hex"})"));
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "/mesh/cells");
+  }
+  // The estimate grows with the order: order 3 of the same box needs more.
+  EXPECT_GT(estimatedMeshBytes(5e6, 5e6 / 5 + 4.4 * 5e6, 20), estimatedMeshBytes(5e6, 1e6, 4));
+}
+
 TEST(MeshRecipe, FilesAreRelativeToTheRecipeAndHashedByContent) {
   test::TempDir dir("recipe_files");
   std::filesystem::create_directories(dir.path() / "data");

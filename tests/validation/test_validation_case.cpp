@@ -482,3 +482,35 @@ TEST(ValidationCase, ConvergenceSummaryFindsTheFirstIterationBelowEachThreshold)
 
 }  // namespace
 }  // namespace pbdlab
+
+namespace pbdlab {
+namespace {
+
+// Issue 12 (fuzzing): a scene path the system refuses (a name longer than NAME_MAX) made
+// std::filesystem's throwing is_regular_file / exists escape as an internal error ("filesystem
+// error: status: File name too long"); it is "no such scene file", an InputError naming the
+// field. The same input is fed to the fuzz target by ctest (fuzz/regressions/).
+TEST(ValidationCaseFuzzRegressions, AScenePathTooLongForTheSystemIsBadInput) {
+  const std::string long_name(300, 'a');
+  const std::string patched = writeCase("long_patched.json", R"({"name": "x", "scene": ")" + long_name +
+                                                                 R"(/b.json", "scene_patch": {"/a": 1},
+      "metrics": [{"type": "final_relative_residual", "tolerance": 1, "measured": "x"}]})");
+  try {
+    loadValidationCase(patched);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "/scene") << e.what();
+  }
+  const std::string reference = writeCase("long_reference.json", R"({"name": "x", "scene": "s.json",
+      "metrics": [{"name": "m", "type": "mesh_reference_max_error", "reference_scene": ")" + long_name +
+                                                                     R"(/b.json", "tolerance": 1, "measured": "x"}]})");
+  try {
+    loadValidationCase(reference);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "/metrics/0/reference_scene") << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace pbdlab
