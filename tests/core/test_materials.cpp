@@ -529,7 +529,11 @@ TEST_P(MaterialModelTest, ApproximateTangentIsPbngEq32AndPositiveSemidefinite) {
       const Mat9 A = material->approximateTangent(F, data);
       EXPECT_EQ(A, A.transpose()) << "F =\n" << F;
       EXPECT_GE(minEigenvalue(A), -1e-12 * A.norm()) << "F =\n" << F;
-      EXPECT_GE(minEigenvalue(A), 2.0 * p.mu * (1.0 - 1e-12)) << "2 mu I is its floor; F =\n" << F;
+      // The eigensolver's own error is a few eps |A|: with clang it put the minimum of a
+      // stretched F's tangent just below 2 mu (1 - 1e-12) (muscle; scripts/sanitize.sh).
+      const double eigen_roundoff = 64.0 * std::numeric_limits<double>::epsilon() * A.norm();
+      EXPECT_GE(minEigenvalue(A), 2.0 * p.mu * (1.0 - 1e-12) - eigen_roundoff)
+          << "2 mu I is its floor; F =\n" << F;
       // 2 mu I_9 + lambda vec(cof F) vec(cof F)^T, written out here once more.
       const Vec9 g = flatten(F.determinant() * F.inverse().transpose());
       Mat9 expected = Mat9::Identity() * (2.0 * p.mu) + std::max(p.lambda, 0.0) * g * g.transpose();
