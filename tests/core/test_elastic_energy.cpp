@@ -100,8 +100,9 @@ TEST_P(ElementDerivatives, ProjectedHessianIsPositiveSemidefinite) {
     // Where the true Hessian is already definite the projection must not change it.
     if (Eigen::SelfAdjointEigenSolver<Mat9>(energy.material().firstPiolaDerivative(energy.deformationGradient(0, 0, x)))
             .eigenvalues()
-            .minCoeff() > 0)
+            .minCoeff() > 0) {
       EXPECT_LT((H - H_true).norm(), 1e-10 * H.norm());
+    }
   }
 }
 
