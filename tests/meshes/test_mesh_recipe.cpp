@@ -60,6 +60,21 @@ struct BadRecipe {
   std::string field;
 };
 
+// Each recipe must be refused with an InputError at its field; `check` looks at the error too.
+template <typename Check>
+void expectEachRefused(const std::vector<BadRecipe>& cases, Check check) {
+  for (const BadRecipe& c : cases) {
+    SCOPED_TRACE(c.json_text);
+    try {
+      parse(json::parse(c.json_text));
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), c.field) << e.what();
+      check(e);
+    }
+  }
+}
+
 TEST(MeshRecipe, BadRecipesNameTheField) {
   const std::vector<BadRecipe> cases = {
       {R"([1, 2])", "/mesh"},
@@ -95,16 +110,7 @@ TEST(MeshRecipe, BadRecipesNameTheField) {
       {R"({"type": "stl", "file": "does_not_exist.stl", "target_size": 0.1})", "/mesh/file"},
       {R"({"type": "bunny_surface", "subdivisions": 9})", "/mesh/subdivisions"},
   };
-  for (const BadRecipe& c : cases) {
-    SCOPED_TRACE(c.json_text);
-    try {
-      parse(json::parse(c.json_text));
-      ADD_FAILURE() << "accepted";
-    } catch (const InputError& e) {
-      EXPECT_EQ(e.file(), "recipe.json");
-      EXPECT_EQ(e.field(), c.field) << e.what();
-    }
-  }
+  expectEachRefused(cases, [](const InputError& e) { EXPECT_EQ(e.file(), "recipe.json"); });
 }
 
 // Issue 12, resource limits: a recipe whose mesh would not fit in this machine's memory is
@@ -121,19 +127,12 @@ TEST(MeshRecipe, ARecipeTooLargeForThisMachineIsRefusedWithAnEstimate) {
       {R"({"type": "rectangle", "cells": [2000000000, 2000000000]})", "/mesh/cells"},
       {R"({"type": "rectangle", "target_size": 1e-8})", "/mesh/target_size"},
   };
-  for (const BadRecipe& c : cases) {
-    SCOPED_TRACE(c.json_text);
-    try {
-      parse(json::parse(c.json_text));
-      ADD_FAILURE() << "accepted";
-    } catch (const InputError& e) {
-      EXPECT_EQ(e.field(), c.field) << e.what();
-      const std::string what = e.what();
-      EXPECT_NE(what.find("would need about "), std::string::npos) << what;
-      EXPECT_NE(what.find(" GiB for "), std::string::npos) << what;
-      EXPECT_NE(what.find("this machine has "), std::string::npos) << what;
-    }
-  }
+  expectEachRefused(cases, [](const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("would need about "), std::string::npos) << what;
+    EXPECT_NE(what.find(" GiB for "), std::string::npos) << what;
+    EXPECT_NE(what.find("this machine has "), std::string::npos) << what;
+  });
   // Within memory but above the index cap: the cap's own message.
   try {
     parse(json::parse(R"({"type": "box", "cells": [5000, 5000, 1], "family": "hex"})"));
