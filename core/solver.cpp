@@ -79,16 +79,17 @@ bool StepMonitor::record(int iteration, const Positions& x, std::initializer_lis
 
   if (!recorded_) residual_scale_ = std::max(objective_->referenceResidualNorm(), last_residual_);
   recorded_ = true;
-  const std::string at_iteration = "at iteration " + std::to_string(iteration);
+  // Built only for a message: a row is recorded every iteration.
+  auto at_iteration = [iteration] { return "at iteration " + std::to_string(iteration); };
   if (!std::isfinite(last_residual_)) {
-    stopFor(StopReason::kDiverged, "the residual is not finite " + at_iteration);
+    stopFor(StopReason::kDiverged, "the residual is not finite " + at_iteration());
   } else if (!std::isfinite(last_energy_)) {
-    stopFor(StopReason::kDiverged, "the energy is not finite " + at_iteration +
+    stopFor(StopReason::kDiverged, "the energy is not finite " + at_iteration() +
                                        " (an element may be inverted where its material is undefined)");
   } else if (residual_scale_ > 0.0 && last_residual_ > budget_.divergence_factor * residual_scale_) {
     char why[200];
     std::snprintf(why, sizeof why, "the residual grew to %.3e %s, above divergence_factor %g times its scale %.3e",
-                  last_residual_, at_iteration.c_str(), budget_.divergence_factor, residual_scale_);
+                  last_residual_, at_iteration().c_str(), budget_.divergence_factor, residual_scale_);
     stopFor(StopReason::kDiverged, why);
   } else if (reason_ == StopReason::kNone) {
     if (last_relative_ <= budget_.target_relative_residual || last_residual_ <= budget_.absolute_residual_floor)

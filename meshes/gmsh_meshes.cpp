@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cctype>
 
+#include "meshes/text_cursor.hpp"
 #include "core/input_error.hpp"
 #include "core/input_file.hpp"
 #include "meshes/gmsh_model.hpp"
@@ -246,50 +247,11 @@ bool isBinaryStl(const std::string& bytes) {
   return bytes.size() == kStlHeader + kStlTriangleBytes * static_cast<std::size_t>(count);
 }
 
-// The tokens of an ASCII STL file, with the line of each for error messages.
-class StlText {
- public:
-  StlText(const std::string& path, const std::string& bytes) : path_(path), bytes_(bytes) {}
-  bool atEnd() {
-    skipSpace();
-    return pos_ >= bytes_.size();
-  }
-  std::string token(const std::string& expected) {
-    skipSpace();
-    if (pos_ >= bytes_.size()) fail("unexpected end of file (expected " + expected + "): the file is truncated");
-    const std::size_t start = pos_;
-    while (pos_ < bytes_.size() && !std::isspace(static_cast<unsigned char>(bytes_[pos_]))) ++pos_;
-    return bytes_.substr(start, std::min<std::size_t>(pos_ - start, 64));
-  }
-  void expect(const std::string& word) {
-    const std::string got = token("'" + word + "'");
-    if (got != word) fail("expected '" + word + "', got '" + got + "'");
-  }
-  double number(const std::string& what) {
-    const std::string t = token(what);
-    char* end = nullptr;
-    const double v = std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size()) fail("expected " + what + " (a number), got '" + t + "'");
-    return v;
-  }
-  void skipLine() {
-    while (pos_ < bytes_.size() && bytes_[pos_] != '\n') ++pos_;
-  }
-  std::string where() const { return "line " + std::to_string(line_); }
-  [[noreturn]] void fail(const std::string& message) const { throw InputError(path_, where(), message); }
-
- private:
-  void skipSpace() {
-    while (pos_ < bytes_.size() && std::isspace(static_cast<unsigned char>(bytes_[pos_]))) {
-      if (bytes_[pos_] == '\n') ++line_;
-      ++pos_;
-    }
-  }
-  const std::string& path_;
-  const std::string& bytes_;
-  std::size_t pos_ = 0;
-  std::size_t line_ = 1;
-};
+// "expected 'WORD', got 'X'" unless the next token is WORD.
+void expectWord(TextCursor& in, const std::string& word) {
+  const std::string got = in.token("'" + word + "'");
+  if (got != word) in.fail("expected '" + word + "', got '" + got.substr(0, 64) + "'");
+}
 
 std::string formatCoordinate(double value) {
   std::ostringstream out;
@@ -400,7 +362,7 @@ std::vector<StlTriangle> parseStl(const std::string& bytes, const std::string& p
         }
     return triangles;
   }
-  StlText in(path, bytes);
+  TextCursor in(path, bytes);
   if (in.atEnd()) throw InputError(path, "(file)", "the file is empty, not an STL file");
   if (in.token("'solid'") != "solid") {
     std::string sizes = "its size is " + std::to_string(bytes.size()) + " bytes";
@@ -421,27 +383,27 @@ std::vector<StlTriangle> parseStl(const std::string& bytes, const std::string& p
     if (word == "endsolid") {
       in.skipLine();
       if (in.atEnd()) break;
-      in.expect("solid");  // another solid follows
+      expectWord(in, "solid");  // another solid follows
       in.skipLine();
       continue;
     }
     if (word != "facet") in.fail("expected 'facet' or 'endsolid', got '" + word + "'");
-    in.expect("normal");
+    expectWord(in, "normal");
     for (int c = 0; c < 3; ++c) in.number("a normal's component");
-    in.expect("outer");
-    in.expect("loop");
+    expectWord(in, "outer");
+    expectWord(in, "loop");
     StlTriangle triangle;
     const std::size_t t = triangles.size();
     for (int v = 0; v < 3; ++v) {
-      in.expect("vertex");
+      expectWord(in, "vertex");
       for (int c = 0; c < 3; ++c) {
         const double value = in.number("a vertex coordinate");
         if (!std::isfinite(value)) nonFinite(in.where(), t, v, value);
         triangle[static_cast<std::size_t>(v)][c] = value;
       }
     }
-    in.expect("endloop");
-    in.expect("endfacet");
+    expectWord(in, "endloop");
+    expectWord(in, "endfacet");
     triangles.push_back(triangle);
   }
   return triangles;

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "meshes/text_cursor.hpp"
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/input_file.hpp"
@@ -60,131 +61,6 @@ std::string typeLabel(int type) {
   const GmshTypeInfo* t = gmshType(type);
   return "Gmsh element type " + std::to_string(type) + (t ? std::string(" (") + t->name + ")" : std::string());
 }
-
-// Reads tokens (ASCII) or raw values (binary sections of MSH 4.1) from the file's bytes; every
-// error is an InputError naming the file and the line (or byte) where reading stopped.
-class Cursor {
- public:
-  Cursor(std::string path, const std::string& text) : path_(std::move(path)), text_(text) {}
-
-  bool binary = false;  // inside a binary section
-
-  std::string where() const {
-    if (binary) return "byte " + std::to_string(pos_);
-    const std::size_t end = std::min(pos_, text_.size());
-    return "line " + std::to_string(1 + std::count(text_.begin(), text_.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-  }
-  [[noreturn]] void fail(const std::string& message) const { throw InputError(path_, where(), message); }
-
-  // Bytes not read yet.
-  std::size_t remaining() const { return pos_ < text_.size() ? text_.size() - pos_ : 0; }
-  // How many of `count` items of at least `min_bytes` bytes each the rest of the file can
-  // hold: what may be reserved for a count read from the file (a corrupt count must not
-  // allocate gigabytes; reading then stops at the end of the file with its own message).
-  std::size_t fitting(std::uint64_t count, std::size_t min_bytes) const {
-    return static_cast<std::size_t>(std::min<std::uint64_t>(count, remaining() / min_bytes));
-  }
-
-  bool atEnd() {
-    skipSpace();
-    return pos_ >= text_.size();
-  }
-
-  std::string token(const std::string& what) {
-    skipSpace();
-    if (pos_ >= text_.size()) fail("unexpected end of file (expected " + what + "): the file is truncated");
-    const std::size_t start = pos_;
-    while (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-    return text_.substr(start, pos_ - start);
-  }
-
-  void expect(const std::string& marker) {
-    const std::string got = token(marker);
-    if (got != marker) fail("expected " + marker + ", got '" + shorten(got) + "'");
-  }
-
-  long long integer(const std::string& what) {
-    if (binary) {
-      std::int32_t v;
-      raw(&v, sizeof v, what);
-      return v;
-    }
-    const std::string t = token(what);
-    errno = 0;
-    char* end = nullptr;
-    const long long v = std::strtoll(t.c_str(), &end, 10);
-    if (end != t.c_str() + t.size() || errno != 0) fail("expected " + what + " (an integer), got '" + shorten(t) + "'");
-    return v;
-  }
-
-  // A non-negative count or tag (size_t in binary sections).
-  std::uint64_t count(const std::string& what) {
-    if (binary) {
-      std::uint64_t v;
-      raw(&v, sizeof v, what);
-      return v;
-    }
-    const long long v = integer(what);
-    if (v < 0) fail("expected " + what + " (>= 0), got " + std::to_string(v));
-    return static_cast<std::uint64_t>(v);
-  }
-
-  double real(const std::string& what) {
-    double v;
-    if (binary) {
-      raw(&v, sizeof v, what);
-    } else {
-      const std::string t = token(what);
-      char* end = nullptr;
-      v = std::strtod(t.c_str(), &end);
-      if (end != t.c_str() + t.size()) fail("expected " + what + " (a number), got '" + shorten(t) + "'");
-    }
-    if (!std::isfinite(v)) fail(what + " is not finite");
-    return v;
-  }
-
-  // A double-quoted name (may contain spaces), as in $PhysicalNames.
-  std::string quoted(const std::string& what) {
-    skipSpace();
-    if (pos_ >= text_.size()) fail("unexpected end of file (expected " + what + "): the file is truncated");
-    if (text_[pos_] != '"') fail("expected " + what + " in double quotes");
-    const std::size_t close = text_.find('"', pos_ + 1);
-    if (close == std::string::npos) fail("unterminated " + what);
-    std::string name = text_.substr(pos_ + 1, close - pos_ - 1);
-    pos_ = close + 1;
-    return name;
-  }
-
-  // Skips to just after the next newline (the end of a binary section's data).
-  void skipNewline() {
-    if (pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
-  }
-
-  // Skips an unknown section: everything up to and including "$End<name>".
-  void skipSection(const std::string& name) {
-    const std::string end = "$End" + name;
-    const std::size_t at = text_.find(end, pos_);
-    if (at == std::string::npos) fail("section $" + name + " has no " + end + ": the file is truncated");
-    pos_ = at + end.size();
-  }
-
- private:
-  static std::string shorten(const std::string& s) { return s.size() > 40 ? s.substr(0, 40) + "..." : s; }
-
-  void skipSpace() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-  }
-
-  void raw(void* out, std::size_t n, const std::string& what) {
-    if (pos_ + n > text_.size()) fail("unexpected end of file (expected " + what + "): the file is truncated");
-    std::memcpy(out, text_.data() + pos_, n);
-    pos_ += n;
-  }
-
-  std::string path_;
-  const std::string& text_;
-  std::size_t pos_ = 0;
-};
 
 struct ElementBlock {
   int type = 0;
@@ -229,7 +105,7 @@ class TagIndex {
   std::unordered_map<std::uint64_t, std::int64_t> hash_;
 };
 
-void readPhysicalNames(Cursor& in, RawMsh& msh) {
+void readPhysicalNames(TextCursor& in, RawMsh& msh) {
   const std::uint64_t n = in.count("the number of physical names");
   for (std::uint64_t i = 0; i < n; ++i) {
     const int dim = static_cast<int>(in.integer("a physical group's dimension"));
@@ -239,7 +115,7 @@ void readPhysicalNames(Cursor& in, RawMsh& msh) {
   in.expect("$EndPhysicalNames");
 }
 
-void readEntities41(Cursor& in, RawMsh& msh, bool binary) {
+void readEntities41(TextCursor& in, RawMsh& msh, bool binary) {
   in.binary = binary;
   std::uint64_t counts[4];
   for (std::uint64_t& c : counts) c = in.count("the number of entities");
@@ -261,7 +137,7 @@ void readEntities41(Cursor& in, RawMsh& msh, bool binary) {
   in.expect("$EndEntities");
 }
 
-void readNodes41(Cursor& in, RawMsh& msh, bool binary) {
+void readNodes41(TextCursor& in, RawMsh& msh, bool binary) {
   in.binary = binary;
   const std::uint64_t blocks = in.count("the number of node blocks");
   const std::uint64_t total = in.count("the number of nodes");
@@ -296,7 +172,7 @@ void readNodes41(Cursor& in, RawMsh& msh, bool binary) {
   in.expect("$EndNodes");
 }
 
-void readElements41(Cursor& in, RawMsh& msh, bool binary) {
+void readElements41(TextCursor& in, RawMsh& msh, bool binary) {
   in.binary = binary;
   const std::uint64_t blocks = in.count("the number of element blocks");
   const std::uint64_t total = in.count("the number of elements");
@@ -342,7 +218,7 @@ void readElements41(Cursor& in, RawMsh& msh, bool binary) {
   in.expect("$EndElements");
 }
 
-void readNodes22(Cursor& in, RawMsh& msh) {
+void readNodes22(TextCursor& in, RawMsh& msh) {
   const std::uint64_t total = in.count("the number of nodes");
   const std::size_t fit = in.fitting(total, 8);
   msh.node_tags.reserve(fit);
@@ -354,7 +230,7 @@ void readNodes22(Cursor& in, RawMsh& msh) {
   in.expect("$EndNodes");
 }
 
-void readElements22(Cursor& in, RawMsh& msh) {
+void readElements22(TextCursor& in, RawMsh& msh) {
   const std::uint64_t total = in.count("the number of elements");
   for (std::uint64_t i = 0; i < total; ++i) {
     const std::string ordinal = " (element " + std::to_string(i + 1) + " of " + std::to_string(total) + ")";
@@ -386,7 +262,7 @@ void readElements22(Cursor& in, RawMsh& msh) {
 }
 
 RawMsh parse(const std::string& path, const std::string& text) {
-  Cursor in(path, text);
+  TextCursor in(path, text);
   if (in.atEnd()) throw InputError(path, "(file)", "the file is empty, not a Gmsh .msh file");
   in.expect("$MeshFormat");
   const std::string version = in.token("the MSH version");
