@@ -23,6 +23,8 @@ std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_
 //   "pseudo_dt": number > 0, seconds of pseudo-time per pseudo-step. Default 0.05.
 //   "iterations_per_pseudo_step": integer >= 1, sweeps per pseudo-step. Default 1.
 //   "flipped": bool, the weak constraints before the elastic ones (PBNG §11). Default false.
+//   "velocity_damping": number in [0, 1], the fraction of the pseudo-velocity removed after
+//            each pseudo-step. Default 0 (PBNG §6.1 keeps it all).
 std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nlohmann::json& options,
                                             const JsonReader& in, const std::string& field) {
   XpbdOptions xpbd;
@@ -35,7 +37,7 @@ std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nloh
     xpbd.eps = 0.0;
   } else if (name == "xpbd_qs") {
     xpbd.variant = XpbdVariant::kXpbdQuasistatic;
-    keys.insert(keys.end(), {"pseudo_dt", "iterations_per_pseudo_step", "flipped"});
+    keys.insert(keys.end(), {"pseudo_dt", "iterations_per_pseudo_step", "flipped", "velocity_damping"});
   } else if (name == "b_pxpbd") {
     xpbd.variant = XpbdVariant::kBlendedPrimal;
     keys.push_back("zeta");
@@ -59,6 +61,12 @@ std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nloh
     xpbd.iterations_per_pseudo_step =
         in.integerAtLeast(options["iterations_per_pseudo_step"], at("iterations_per_pseudo_step"), 1);
   if (options.contains("flipped")) xpbd.flipped = in.boolean(options["flipped"], at("flipped"));
+  if (options.contains("velocity_damping")) {
+    xpbd.velocity_damping = in.nonNegative(options["velocity_damping"], at("velocity_damping"));
+    if (xpbd.velocity_damping > 1.0)
+      in.fail(at("velocity_damping"), "velocity_damping must be in [0, 1] (0 keeps the pseudo-velocity, 1 "
+                                      "starts every pseudo-step at rest), got " + options["velocity_damping"].dump());
+  }
   return std::make_unique<XpbdSolver>(xpbd);
 }
 

@@ -376,7 +376,7 @@ void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonit
       x = x_pred;
       resetMultipliers();
       for (int s = 0; s < options_.iterations_per_pseudo_step; ++s) sweep(x, inv_dt2, t);
-      pseudo_velocity = (x - x_begin) / dt;
+      pseudo_velocity = ((1.0 - options_.velocity_damping) / dt) * (x - x_begin);
       pseudo_seconds += dt;
     } else {
       if (options_.primal_residual_in_update && iteration > 1) {

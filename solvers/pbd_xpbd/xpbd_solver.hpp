@@ -59,6 +59,11 @@ struct XpbdOptions {
   double pseudo_dt = 0.05;                 // xpbd_qs: seconds of pseudo-time per pseudo-step
   int iterations_per_pseudo_step = 1;      // xpbd_qs: sweeps per pseudo-step (PBNG Fig. 18: 1, 10)
   bool flipped = false;                    // xpbd_qs: other terms' constraints first
+  // xpbd_qs: fraction of the pseudo-velocity removed after each pseudo-step, v <- (1 - d) v.
+  // It leaves the fixed points unchanged (v = 0 there) and lets an undamped scene (no other
+  // dissipation than backward Euler's) settle to them: the high-order paper runs "up to the
+  // equilibrium state" without saying how (docs/high-order-xpbd.md).
+  double velocity_damping = 0.0;
   // Evaluate g and h at the recorded iterations (a constraint pass as costly as a sweep; its
   // time is excluded from the solver's clock); false leaves those columns empty.
   bool log_residuals = true;
