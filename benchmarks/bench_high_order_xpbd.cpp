@@ -1,0 +1,115 @@
+// High-order XPBD (issue 11): time of one substep (one Gauss-Seidel sweep over every element
+// constraint, colors in parallel; Algorithm 1 runs one per substep) per element and per
+// quadrature point, for each element type, and the memory the problem and the solver hold per
+// vertex. The high-order paper's target: a P2/P3 quadrature point within 1.5x of a P1
+// element's cost.
+//
+// Meshes: the 4x1x1 bending beam of the paper (x-min clamped, gravity), about 2,100-3,100
+// vertices for every type; the paper's developed stable Neo-Hooke split (two constraints per
+// element), E = 1e6, nu = 0.35, rho = 1000, one substep of a 1/60 s frame of 50 substeps.
+// The prediction is reset every 50 sweeps outside the timing (a frame). Run in Release:
+//   OMP_NUM_THREADS=2 ./build/benchmarks/bench_high_order_xpbd --benchmark_out=ho.json --benchmark_out_format=json
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+
+#include <memory>
+
+#include "benchmarks/omp_threads.hpp"
+#include "meshes/box_mesh.hpp"
+#include "solvers/pbd_xpbd/xpbd_solver.hpp"
+
+namespace pbdlab {
+namespace {
+
+struct ElementCase {
+  const char* label;
+  BoxFamily family;
+  int order;
+  std::array<int, 3> cells;
+};
+
+// Indexed by the benchmark's first argument.
+const ElementCase kCases[] = {
+    {"P1", BoxFamily::kFiveTet, 1, {32, 8, 8}},   {"P2", BoxFamily::kFiveTet, 2, {16, 4, 4}},
+    {"P3", BoxFamily::kFiveTet, 3, {12, 3, 3}},   {"Q1", BoxFamily::kHex, 1, {32, 8, 8}},
+    {"prism", BoxFamily::kPrism, 1, {32, 8, 8}}, {"pyramid", BoxFamily::kPyramid, 1, {24, 6, 6}},
+};
+
+size_t heapBytesInUse() { return mallinfo2().uordblks; }
+
+Problem bendingBeam(const ElementCase& c) {
+  BoxMeshRecipe box;
+  box.size = Vec3(4.0, 1.0, 1.0);
+  box.cells = c.cells;
+  box.family = c.family;
+  box.order = c.order;
+  Problem problem;
+  problem.mesh = makeBoxMesh(box);
+  problem.material.model = MaterialModel::kNeoHookean;
+  problem.material.mapping = LameMapping::kRaw;
+  problem.material.youngs_modulus = 1e6;
+  problem.material.poisson_ratio = 0.35;
+  problem.material.density = 1000.0;
+  problem.gravity = Vec3(0.0, -9.8, 0.0);
+  problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
+  problem.time = {Integrator::kBackwardEuler, 1.0 / 60.0 / 50.0, 1, 1};
+  problem.finalize("bench_high_order_xpbd");
+  return problem;
+}
+
+void BM_HighOrderXpbdSubstep(benchmark::State& state) {
+  const ElementCase& c = kCases[state.range(0)];
+  const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
+  const size_t heap_before = heapBytesInUse();
+  auto problem = std::make_unique<Problem>(bendingBeam(c));
+  XpbdOptions options;
+  options.split = "developed";
+  XpbdSolver solver(options);
+  solver.setup(*problem);
+  const size_t heap_after = heapBytesInUse();
+
+  const double dt = problem->stepDt();
+  Positions x_pred = problem->mesh.restPositionsFlat();
+  for (int dof : problem->freeDofs())
+    x_pred[dof] += dt * dt * problem->externalForce()[dof] / problem->dofMasses()[dof];
+  Positions x = x_pred;
+  solver.resetMultipliers();
+  int sweeps = 0;
+  for (auto _ : state) {
+    if (++sweeps % 50 == 0) {
+      state.PauseTiming();
+      x = x_pred;
+      solver.resetMultipliers();
+      state.ResumeTiming();
+    }
+    solver.sweep(x, 1.0 / (dt * dt), 0.0);
+    benchmark::ClobberMemory();
+  }
+  const int elements = problem->mesh.numElements();
+  const int points = problem->elasticEnergy().quadraturePointsPerElement();
+  state.SetLabel(c.label);
+  state.counters["vertices"] = problem->numNodes();
+  state.counters["elements"] = elements;
+  state.counters["points_per_element"] = points;
+  state.counters["colors"] = solver.numElementColors();
+  state.counters["ns_per_element"] = benchmark::Counter(
+      static_cast<double>(elements), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_point"] =
+      benchmark::Counter(static_cast<double>(elements) * points,
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  // The mesh, energy data (dN/dX, V_q per point), masses and the solver's per-slot copies.
+  state.counters["bytes_per_vertex"] =
+      static_cast<double>(heap_after - heap_before) / static_cast<double>(problem->numNodes());
+  if (!x.allFinite()) state.SkipWithError("positions became non-finite");
+}
+
+BENCHMARK(BM_HighOrderXpbdSubstep)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {1, 2}})
+    ->ArgNames({"element", "threads"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace pbdlab
+
+BENCHMARK_MAIN();
