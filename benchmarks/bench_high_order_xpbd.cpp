@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "benchmarks/omp_threads.hpp"
+#include "benchmarks/xpbd_sweep_loop.hpp"
 #include "meshes/box_mesh.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 
@@ -68,23 +69,7 @@ void BM_HighOrderXpbdSubstep(benchmark::State& state) {
   solver.setup(*problem);
   const size_t heap_after = heapBytesInUse();
 
-  const double dt = problem->stepDt();
-  Positions x_pred = problem->mesh.restPositionsFlat();
-  for (int dof : problem->freeDofs())
-    x_pred[dof] += dt * dt * problem->externalForce()[dof] / problem->dofMasses()[dof];
-  Positions x = x_pred;
-  solver.resetMultipliers();
-  int sweeps = 0;
-  for (auto _ : state) {
-    if (++sweeps % 50 == 0) {
-      state.PauseTiming();
-      x = x_pred;
-      solver.resetMultipliers();
-      state.ResumeTiming();
-    }
-    solver.sweep(x, 1.0 / (dt * dt), 0.0);
-    benchmark::ClobberMemory();
-  }
+  const Positions x = bench::timeXpbdSweeps(state, solver, *problem, 50);  // a frame of 50 substeps
   const int elements = problem->mesh.numElements();
   const int points = problem->elasticEnergy().quadraturePointsPerElement();
   state.SetLabel(c.label);

@@ -13,6 +13,7 @@
 #include "meshes/box_mesh.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 #include "benchmarks/omp_threads.hpp"
+#include "benchmarks/xpbd_sweep_loop.hpp"
 #include "tests/support/clamped_block.hpp"
 
 namespace pbdlab {
@@ -33,26 +34,9 @@ void runSweeps(benchmark::State& state, MaterialModel model, XpbdOptions options
   const Problem& problem = boxFor(static_cast<int>(state.range(0)), model);
   XpbdSolver solver(options);
   solver.setup(problem);
-  // Start at the prediction of the first step: x^0 + dt^2 M^-1 f_ext.
-  const double dt = problem.stepDt();
-  Positions x_pred = problem.mesh.restPositionsFlat();
-  for (int dof : problem.freeDofs())
-    x_pred[dof] += dt * dt * problem.externalForce()[dof] / problem.dofMasses()[dof];
-  Positions x = x_pred;
-  solver.resetMultipliers();
-  int sweeps = 0;
-  for (auto _ : state) {
-    // A new step every 40 sweeps (PXPBD Table 1's iterations a frame), outside the timing: a
-    // thousand sweeps of one step would drift B-PXPBD (zeta 0.5 diverges on this box).
-    if (++sweeps % 40 == 0) {
-      state.PauseTiming();
-      x = x_pred;
-      solver.resetMultipliers();
-      state.ResumeTiming();
-    }
-    solver.sweep(x, 1.0 / (dt * dt), 0.0);
-    benchmark::ClobberMemory();
-  }
+  // A new step every 40 sweeps (PXPBD Table 1's iterations a frame): a thousand sweeps of one
+  // step would drift B-PXPBD (zeta 0.5 diverges on this box).
+  const Positions x = bench::timeXpbdSweeps(state, solver, problem, 40);
   state.counters["vertices"] = problem.numNodes();
   state.counters["tets"] = problem.mesh.numElements();
   state.counters["colors"] = solver.numElementColors();

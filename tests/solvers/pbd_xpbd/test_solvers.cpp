@@ -78,6 +78,12 @@ XpbdOptions optionsOf(XpbdVariant variant) {
   return options;
 }
 
+// The quasistatic box's Newton solution (one load step, 50 iterations at most).
+StepRun newtonQuasistatic(const Problem& problem) {
+  NewtonSolver newton;
+  return runStep(newton, problem, initialState(problem), 50);
+}
+
 double column(const StepRun& run, const IterationRow& row, const char* name) { return run.log.value(row, name); }
 
 // XPBD at many iterations approaches a fixed point of its own iteration: the secondary
@@ -184,10 +190,8 @@ TEST(Xpbd, PrimalResidualInTheUpdate) {
 // within 0.15 (2x margin), and 1 sweep at least 5x worse than 10 (measured 17x).
 TEST(XpbdQuasistatic, ApproachesTheNewtonSolutionWithMoreSweepsPerPseudoStep) {
   const Problem problem = clampedBox(Integrator::kQuasistatic);
-  NewtonSolver newton;
-  const StepRun reference = runStep(newton, problem, initialState(problem), 50);
-  const Positions rest = problem.mesh.restPositionsFlat();
-  const double sag = (reference.state.x - rest).lpNorm<Eigen::Infinity>();
+  const StepRun reference = newtonQuasistatic(problem);
+  const double sag = (reference.state.x - problem.mesh.restPositionsFlat()).lpNorm<Eigen::Infinity>();
   double error_of[11] = {};
   for (int inner : {1, 10}) {
     XpbdOptions options = optionsOf(XpbdVariant::kXpbdQuasistatic);
@@ -215,10 +219,8 @@ TEST(XpbdQuasistatic, ApproachesTheNewtonSolutionWithMoreSweepsPerPseudoStep) {
 // damped states within 1e-5 of each other (all relative to Newton's sag).
 TEST(XpbdQuasistatic, VelocityDampingReachesTheSameFixedPointSooner) {
   const Problem problem = clampedBox(Integrator::kQuasistatic);
-  NewtonSolver newton;
-  const StepRun reference = runStep(newton, problem, initialState(problem), 50);
-  const Positions rest = problem.mesh.restPositionsFlat();
-  const double sag = (reference.state.x - rest).lpNorm<Eigen::Infinity>();
+  const StepRun reference = newtonQuasistatic(problem);
+  const double sag = (reference.state.x - problem.mesh.restPositionsFlat()).lpNorm<Eigen::Infinity>();
   auto relaxed = [&](double damping, int pseudo_steps) {
     XpbdOptions options = optionsOf(XpbdVariant::kXpbdQuasistatic);
     options.pseudo_dt = 1e-3;

@@ -1,0 +1,33 @@
+#pragma once
+// The timed loop of the XPBD-family benchmarks: sweeps of a set-up solver from the prediction
+// of the problem's first step (x^0 + dt^2 M^-1 f_ext), a new step (prediction and multipliers
+// reset, outside the timing) every `sweeps_per_step` sweeps. Returns the last positions.
+#include <benchmark/benchmark.h>
+
+#include "solvers/pbd_xpbd/xpbd_solver.hpp"
+
+namespace pbdlab::bench {
+
+inline Positions timeXpbdSweeps(benchmark::State& state, XpbdSolver& solver, const Problem& problem,
+                                int sweeps_per_step) {
+  const double dt = problem.stepDt();
+  Positions x_pred = problem.mesh.restPositionsFlat();
+  for (int dof : problem.freeDofs())
+    x_pred[dof] += dt * dt * problem.externalForce()[dof] / problem.dofMasses()[dof];
+  Positions x = x_pred;
+  solver.resetMultipliers();
+  int sweeps = 0;
+  for (auto _ : state) {
+    if (++sweeps % sweeps_per_step == 0) {
+      state.PauseTiming();
+      x = x_pred;
+      solver.resetMultipliers();
+      state.ResumeTiming();
+    }
+    solver.sweep(x, 1.0 / (dt * dt), 0.0);
+    benchmark::ClobberMemory();
+  }
+  return x;
+}
+
+}  // namespace pbdlab::bench
