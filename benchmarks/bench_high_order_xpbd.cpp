@@ -7,7 +7,11 @@
 // Meshes: the 4x1x1 bending beam of the paper (x-min clamped, gravity), about 2,100-3,100
 // vertices for every type; the paper's developed stable Neo-Hooke split (two constraints per
 // element), E = 1e6, nu = 0.35, rho = 1000, one substep of a 1/60 s frame of 50 substeps.
-// The prediction is reset every 50 sweeps outside the timing (a frame). Run in Release:
+// The prediction is reset every 50 sweeps outside the timing (a frame).
+//
+// BM_HighOrderXpbdScaling (the paper's Fig. 8): the unit cube fixed at its base under gravity,
+// nu = 0.49, E = 1e6, rho = 1000, five-tet cubes of P1, P2 and P3 from about 700 to 10,000
+// vertices; seconds per frame of 50 substeps and bytes per vertex. Run in Release:
 //   OMP_NUM_THREADS=2 ./build/benchmarks/bench_high_order_xpbd --benchmark_out=ho.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
 #include <malloc.h>
@@ -38,24 +42,38 @@ const ElementCase kCases[] = {
 
 size_t heapBytesInUse() { return mallinfo2().uordblks; }
 
+// E = 1e6, rho = 1000, gravity -y, the raw-lambda Neo-Hookean of the paper's eq. 18, one node
+// set clamped; a substep of a 1/60 s frame of 50.
+Problem paperProblem(Mesh mesh, double poisson_ratio, const std::string& clamped) {
+  Problem problem;
+  problem.mesh = std::move(mesh);
+  problem.material.model = MaterialModel::kNeoHookean;
+  problem.material.mapping = LameMapping::kRaw;
+  problem.material.youngs_modulus = 1e6;
+  problem.material.poisson_ratio = poisson_ratio;
+  problem.material.density = 1000.0;
+  problem.gravity = Vec3(0.0, -9.8, 0.0);
+  problem.dirichlet.push_back({clamped, {true, true, true}, {}});
+  problem.time = {Integrator::kBackwardEuler, 1.0 / 60.0 / 50.0, 1, 1};
+  problem.finalize("bench_high_order_xpbd");
+  return problem;
+}
+
 Problem bendingBeam(const ElementCase& c) {
   BoxMeshRecipe box;
   box.size = Vec3(4.0, 1.0, 1.0);
   box.cells = c.cells;
   box.family = c.family;
   box.order = c.order;
-  Problem problem;
-  problem.mesh = makeBoxMesh(box);
-  problem.material.model = MaterialModel::kNeoHookean;
-  problem.material.mapping = LameMapping::kRaw;
-  problem.material.youngs_modulus = 1e6;
-  problem.material.poisson_ratio = 0.35;
-  problem.material.density = 1000.0;
-  problem.gravity = Vec3(0.0, -9.8, 0.0);
-  problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
-  problem.time = {Integrator::kBackwardEuler, 1.0 / 60.0 / 50.0, 1, 1};
-  problem.finalize("bench_high_order_xpbd");
-  return problem;
+  return paperProblem(makeBoxMesh(box), 0.35, "x-min");
+}
+
+// The paper's Fig. 8 cube: unit cube, base (y-min) fixed.
+Problem scalingCube(int order, int cells) {
+  BoxMeshRecipe box;
+  box.cells = {cells, cells, cells};
+  box.order = order;
+  return paperProblem(makeBoxMesh(box), 0.49, "y-min");
 }
 
 void BM_HighOrderXpbdSubstep(benchmark::State& state) {
@@ -87,6 +105,36 @@ void BM_HighOrderXpbdSubstep(benchmark::State& state) {
       static_cast<double>(heap_after - heap_before) / static_cast<double>(problem->numNodes());
   if (!x.allFinite()) state.SkipWithError("positions became non-finite");
 }
+
+void BM_HighOrderXpbdScaling(benchmark::State& state) {
+  const int order = static_cast<int>(state.range(0));
+  const size_t heap_before = heapBytesInUse();
+  auto problem = std::make_unique<Problem>(scalingCube(order, static_cast<int>(state.range(1))));
+  XpbdOptions options;
+  options.split = "developed";
+  XpbdSolver solver(options);
+  solver.setup(*problem);
+  const size_t heap_after = heapBytesInUse();
+  const Positions x = bench::timeXpbdSweeps(state, solver, *problem, 50);
+  state.SetLabel("P" + std::to_string(order));
+  state.counters["vertices"] = problem->numNodes();
+  state.counters["elements"] = problem->mesh.numElements();
+  // A frame is 50 substeps of one sweep: 50x the time per iteration (printed with an SI
+  // prefix: "25.3m" is 25.3 ms).
+  state.counters["seconds_per_frame"] = benchmark::Counter(
+      1.0 / 50.0, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["bytes_per_vertex"] =
+      static_cast<double>(heap_after - heap_before) / static_cast<double>(problem->numNodes());
+  if (!x.allFinite()) state.SkipWithError("positions became non-finite");
+}
+
+BENCHMARK(BM_HighOrderXpbdScaling)
+    ->ArgsProduct({{1}, {8, 13, 17, 21}})
+    ->ArgsProduct({{2}, {4, 6, 8, 10}})
+    ->ArgsProduct({{3}, {3, 4, 5, 7}})
+    ->ArgNames({"order", "cells"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 BENCHMARK(BM_HighOrderXpbdSubstep)
     ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {1, 2}})

@@ -34,7 +34,7 @@ const std::vector<std::string> kMetricTypes = {"probe_error",         "final_rel
                                                "volume_ratio_error",  "reference_max_error",
                                                "reference_rms_error", "mesh_reference_max_error",
                                                "mesh_reference_l2_error", "torsion_angle_deviation",
-                                               "max_penetration"};
+                                               "max_penetration",     "inverted_elements"};
 
 // One metric of the case file; fields through the shared reader (core/json_reader.hpp).
 // The margin a gate keeps over its measured value (issue: "gates that cannot pass by accident").
@@ -374,6 +374,10 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         for (const auto& step : run.summary["steps"])
           if (step.contains("max_penetration")) value = std::max(value, step["max_penetration"].get<double>());
         unit = "m";
+      } else if (metric.type == "inverted_elements") {
+        // Elements of the final state with det F <= 0 at a quadrature point (summary's final_state).
+        value = run.summary["final_state"]["inverted_elements"].get<double>();
+        unit = "elements";
       } else if (metric.type == "volume_ratio_error") {
         // NaN (a failed metric) for a problem without an elastic term (cloth).
         value = std::abs(volumeRatio(problem, x) - metric.expected.value_or(1.0));
