@@ -122,6 +122,11 @@ class Problem {
   Vec3 gravity = Vec3::Zero();
   std::vector<DirichletCondition> dirichlet;
   TimeStepping time;
+  // The state at t = 0 is the rest shape mapped by x0 = p + A (X - p), then the boundary
+  // values at t = 0 (identity by default). A with det A < 0 starts every element inverted
+  // (the high-order paper's flattened bunny, Fig. 11).
+  Mat3 initial_map = Mat3::Identity();
+  Vec3 initial_map_fixed_point = Vec3::Zero();
 
   // Validates and precomputes (bodies, masses, free DOFs, external forces, energy terms).
   // Throws InputError naming `source` (the scene file) and the offending field.

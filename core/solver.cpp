@@ -10,6 +10,11 @@ namespace pbdlab {
 State initialState(const Problem& problem) {
   State state;
   state.x = problem.mesh.restPositionsFlat();
+  if (problem.initial_map != Mat3::Identity()) {
+    const Vec3& p = problem.initial_map_fixed_point;
+    for (int i = 0; i < problem.numNodes(); ++i)
+      state.x.segment<3>(3 * i) = p + problem.initial_map * (state.x.segment<3>(3 * i) - p);
+  }
   state.v = VecX::Zero(state.x.size());
   problem.applyDirichlet(state.x, 0.0);
   return state;

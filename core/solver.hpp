@@ -24,6 +24,8 @@ struct State {
   int step = 0;  // index of the (sub)step that produced x (0 = initial state)
   double t = 0.0;
 };
+// The rest shape mapped by the problem's initial_map (identity by default), with the boundary
+// values at t = 0; zero velocity.
 State initialState(const Problem& problem);
 
 // Whichever limit comes first ends the step.

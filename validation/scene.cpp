@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include <Eigen/LU>
+
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
 #include "meshes/mesh_recipe.hpp"
@@ -266,6 +268,30 @@ std::vector<NodeSetBinding> parseBindings(const Reader& in, const json& doc, jso
   return bindings;
 }
 
+// "initial_state": {"linear_map": [[3 numbers] x 3 rows], "fixed_point": [x, y, z]}: the
+// state at t = 0 is x0 = p + A (X - p) (the rest shape by default). A must be finite and
+// invertible (a singular map would collapse elements to zero volume, where no model is defined).
+void parseInitialState(const Reader& in, const json& doc, Problem& problem, json& out) {
+  out = {{"linear_map", json::array({json::array({1, 0, 0}), json::array({0, 1, 0}), json::array({0, 0, 1})})},
+         {"fixed_point", json::array({0, 0, 0})}};
+  if (!doc.contains("initial_state")) return;
+  const std::string at = "/initial_state";
+  const json& value = in.object(doc["initial_state"], at);
+  in.onlyKeys(value, at, {"linear_map", "fixed_point"}, "of initial_state");
+  const json& rows = in.array(in.required(value, "linear_map", at), at + "/linear_map");
+  if (rows.size() != 3) in.fail(at + "/linear_map", "must have 3 rows of 3 numbers, got " + std::to_string(rows.size()) + " rows");
+  for (int r = 0; r < 3; ++r) {
+    const std::vector<double> row = in.numbers(rows[r], jsonPointerChild(at + "/linear_map", r), 3);
+    for (int c = 0; c < 3; ++c) problem.initial_map(r, c) = row[c];
+  }
+  const double det = problem.initial_map.determinant();
+  if (!(std::abs(det) > 1e-12))
+    in.fail(at + "/linear_map", "is singular (det " + std::to_string(det) + "): it would collapse every element");
+  if (value.contains("fixed_point")) problem.initial_map_fixed_point = in.vec3(value["fixed_point"], at + "/fixed_point");
+  out["linear_map"] = rows;
+  out["fixed_point"] = toJson(problem.initial_map_fixed_point);
+}
+
 TimeStepping parseTime(const Reader& in, const json& doc, json& out) {
   const std::string at = "/time";
   const json& time = in.object(in.required(doc, "time", ""), at);
@@ -490,7 +516,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   if (!document.is_object()) in.fail("(root)", "a scene must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
               {"name", "description", "mesh", "material", "bodies", "bindings", "colliders", "collisions", "discretization", "gravity", "dirichlet",
-               "time", "solver", "output"});
+               "time", "solver", "output", "initial_state"});
 
   Scene scene;
   scene.path = source;
@@ -545,6 +571,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   scene.problem.gravity = document.contains("gravity") ? in.vec3(document["gravity"], "/gravity") : Vec3::Zero();
   resolved["gravity"] = toJson(scene.problem.gravity);
   scene.problem.time = parseTime(in, document, resolved["time"]);
+  parseInitialState(in, document, scene.problem, resolved["initial_state"]);
   const double run_end = scene.problem.time.dt * scene.problem.time.num_steps;
   scene.problem.dirichlet = parseDirichlet(in, document, run_end, resolved["dirichlet"]);
   scene.solver = parseSolver(in, document, resolved["solver"]);

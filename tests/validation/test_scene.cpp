@@ -152,6 +152,39 @@ TEST(Scene, MinimalSceneGetsEveryDefault) {
   EXPECT_TRUE(r["solver"]["max_seconds"].is_null());  // no limit
   EXPECT_EQ(r["solver"]["options"], json::object());
   EXPECT_EQ(r["output"]["vtu"], "final");
+  EXPECT_EQ(r["initial_state"]["linear_map"], json::parse("[[1, 0, 0], [0, 1, 0], [0, 0, 1]]"));
+  EXPECT_EQ(r["initial_state"]["fixed_point"], json::array({0.0, 0.0, 0.0}));
+}
+
+// initial_state maps the rest shape to the state at t = 0, x0 = p + A (X - p), before the
+// boundary values at t = 0: a flattening mirror through y = 0.25 inverts every element
+// (the high-order paper's flattened bunny) while the clamped face keeps its rest positions.
+TEST(Scene, InitialStateMapsTheRestShapeThenTheBoundary) {
+  json document = minimalScene();
+  document["dirichlet"] = json::parse(R"([{"node_set": "y-min"}])");
+  document["initial_state"] = json::parse(R"({"linear_map": [[1, 0, 0], [0, -0.1, 0], [0, 0, 1]], "fixed_point": [0, 0.25, 0]})");
+  const Scene scene = parseScene(document, "initial.json");
+  EXPECT_EQ(parseScene(scene.resolved, "again.json").resolved, scene.resolved);
+  const State state = initialState(scene.problem);
+  const Problem& problem = scene.problem;
+  int clamped = 0;
+  for (int i = 0; i < problem.numNodes(); ++i) {
+    const Vec3 X = problem.mesh.restPosition(i);
+    const Vec3 x = state.x.segment<3>(3 * i);
+    if (X.y() == 0.0) {  // y-min: the boundary value (rest) wins
+      EXPECT_EQ(x, X) << "node " << i;
+      ++clamped;
+      continue;
+    }
+    EXPECT_DOUBLE_EQ(x.x(), X.x());
+    EXPECT_DOUBLE_EQ(x.y(), 0.25 - 0.1 * (X.y() - 0.25)) << "node " << i;
+    EXPECT_DOUBLE_EQ(x.z(), X.z());
+  }
+  EXPECT_EQ(clamped, 9);
+  EXPECT_EQ(state.v, VecX::Zero(problem.numDofs()));
+  // Without initial_state the state at t = 0 is the rest shape.
+  EXPECT_EQ(initialState(parseScene(minimalScene(), "rest.json").problem).x,
+            parseScene(minimalScene(), "rest.json").problem.mesh.restPositionsFlat());
 }
 
 TEST(Scene, FullSceneReadsEveryField) {
@@ -328,6 +361,18 @@ INSTANTIATE_TEST_SUITE_P(
                 "/discretization/quadrature_degree"},
         BadCase{"discretization_unknown_key", kMin, "/discretization", "{\"lumping\": \"hrz\"}",
                 "/discretization/lumping"},
+        BadCase{"initial_map_two_rows", kMin, "/initial_state", "{\"linear_map\": [[1, 0, 0], [0, 1, 0]]}",
+                "/initial_state/linear_map"},
+        BadCase{"initial_map_short_row", kMin, "/initial_state", "{\"linear_map\": [[1, 0, 0], [0, 1], [0, 0, 1]]}",
+                "/initial_state/linear_map/1"},
+        BadCase{"initial_map_nan", kMin, "/initial_state", "{\"linear_map\": [[1, 0, 0], [0, \"NaN\", 0], [0, 0, 1]]}",
+                "/initial_state/linear_map/1/1"},
+        BadCase{"initial_map_singular", kMin, "/initial_state", "{\"linear_map\": [[1, 0, 0], [0, 0, 0], [0, 0, 1]]}",
+                "/initial_state/linear_map"},
+        BadCase{"initial_map_missing", kMin, "/initial_state", "{\"fixed_point\": [0, 0, 0]}",
+                "/initial_state/linear_map"},
+        BadCase{"initial_state_unknown_key", kMin, "/initial_state", "{\"linear_map\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"offset\": 1}",
+                "/initial_state/offset"},
         BadCase{"density_zero", kMin, "/material/density", "0", "/material/density"},
         BadCase{"density_negative_infinite", kMin, "/material/density", "-1e999", "/material/density"},
         BadCase{"material_missing", kMin, "/material", "", "/material"},
