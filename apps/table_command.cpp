@@ -9,6 +9,7 @@
 
 #include "apps/data_dir.hpp"
 #include "apps/validation_commands.hpp"
+#include "core/element_type.hpp"
 #include "core/input_error.hpp"
 #include "core/json_reader.hpp"
 #include "solvers/registry.hpp"
@@ -45,22 +46,37 @@ std::string sceneOfRow(const fs::path& table_path, const json& row) {
 //  - "solvers": per row a scene and the solvers to time on it ({"name": {options}}), with an
 //    optional scene_patch (as in a validation case: JSON pointer -> value, e.g. fewer frames);
 //    one line per (row, solver): time and iterations per step, ours beside theirs.
+//  - "probe": per row a scene (run as it is) and a probe of its output.probes; the table's
+//    "references" ({"name": [ux, uy, uz]}) are displacements of that probe to measure against:
+//    one line per row with the probe's final displacement and its distance to each reference,
+//    beside theirs/values/<label>/error (an accuracy table, e.g. the high-order paper's Table 1).
 json readTable(const fs::path& path) {
   const json table = readJsonFile(path.string());
   const JsonReader in(path.string());
   in.object(table, "");
-  in.onlyKeys(table, "", {"id", "title", "layout", "note", "rows", "theirs"}, "of a table");
+  in.onlyKeys(table, "", {"id", "title", "layout", "note", "rows", "theirs", "references"}, "of a table");
   in.nonEmptyString(in.required(table, "id", ""), "/id");
   if (table.contains("title")) in.string(table["title"], "/title");
   if (table.contains("note")) in.string(table["note"], "/note");
   const std::string layout =
-      table.contains("layout") ? in.oneOf(table["layout"], "/layout", {"newton", "solvers"}, "table layout") : "newton";
+      table.contains("layout") ? in.oneOf(table["layout"], "/layout", {"newton", "solvers", "probe"}, "table layout")
+                               : "newton";
+  if (layout == "probe") {
+    const json& references = in.object(in.required(table, "references", ""), "/references");
+    if (references.empty()) in.fail("/references", "names no reference displacement");
+    for (const auto& [name, value] : references.items()) in.vec3(value, jsonPointerChild("/references", name));
+  } else if (table.contains("references")) {
+    in.fail("/references", "is read only by the \"probe\" layout");
+  }
   const json& rows = in.array(in.required(table, "rows", ""), "/rows");
   for (size_t k = 0; k < rows.size(); ++k) {
     const std::string at = jsonPointerChild("/rows", k);
     in.object(rows[k], at);
     if (layout == "newton") {
       in.onlyKeys(rows[k], at, {"label", "scene"});
+    } else if (layout == "probe") {
+      in.onlyKeys(rows[k], at, {"label", "scene", "probe"});
+      in.nonEmptyString(in.required(rows[k], "probe", at), at + "/probe");
     } else {
       in.onlyKeys(rows[k], at, {"label", "scene", "solvers", "scene_patch"});
       const json& solvers = in.object(in.required(rows[k], "solvers", at), at + "/solvers");
@@ -198,6 +214,50 @@ std::vector<std::string> solverRows(const json& table, const fs::path& path, con
   return lines;
 }
 
+// Layout "probe": each row's scene run as it is; the final displacement of its probe and the
+// distance to each of the table's reference displacements, beside the paper's error.
+std::vector<std::string> probeRows(const json& table, const fs::path& path, const std::string& out_dir,
+                                   json& environment) {
+  const std::string id = table["id"];
+  const json theirs = table.value("theirs", json::object());
+  std::vector<std::string> lines;
+  std::string header = "| example | element | vertices | elements | solver | ours: probe displacement (m) |";
+  std::string rule = "|---|---|---|---|---|---|";
+  for (const auto& [name, value] : table["references"].items()) {
+    header += " ours: distance to " + name + " (m) |";
+    rule += "---|";
+  }
+  lines.push_back(header + " theirs: error (m) | ours: solver s |");
+  lines.push_back(rule + "---|---|");
+  for (size_t k = 0; k < table["rows"].size(); ++k) {
+    const json& row = table["rows"][k];
+    const std::string label = row.at("label");
+    const std::string probe = row.at("probe");
+    const Scene scene = loadScene(sceneOfRow(path, row));
+    const auto found = std::find_if(scene.output.probes.begin(), scene.output.probes.end(),
+                                    [&](const OutputSpec::Probe& p) { return p.name == probe; });
+    if (found == scene.output.probes.end())
+      throw InputError(path.string(), jsonPointerChild("/rows", k) + "/probe",
+                       "probe '" + probe + "' is not in the output.probes of " + scene.path);
+    fmt::print(stderr, "[{}/{}] {}: {} with {} ({} vertices)\n", k + 1, table["rows"].size(), id, label,
+               scene.solver.name, scene.problem.numNodes());
+    const RunResult run = runScene(scene, {rowOut(out_dir, id, label), true, 10.0, id + ": " + label});
+    environment = run.summary["environment"];
+    const json& u_json = run.summary["steps"].back()["probe_displacements"][probe];
+    const Vec3 u(u_json[0].get<double>(), u_json[1].get<double>(), u_json[2].get<double>());
+    std::string line = fmt::format("| {} | {} | {} | {} | {} | ({:.4f}, {:.4f}, {:.4f}) |", label,
+                                   elementTypeName(scene.problem.mesh.element_type), scene.problem.numNodes(),
+                                   scene.problem.mesh.numElements(), scene.solver.name, u[0], u[1], u[2]);
+    for (const auto& [name, value] : table["references"].items()) {
+      const Vec3 reference(value[0].get<double>(), value[1].get<double>(), value[2].get<double>());
+      line += fmt::format(" {:.4f} |", (u - reference).norm());
+    }
+    lines.push_back(line + fmt::format(" {} | {:.1f} |", theirValue(theirs, label, {"error"}),
+                                       run.summary["totals"]["solver_seconds"].get<double>()));
+  }
+  return lines;
+}
+
 }  // namespace
 
 // The reader above for a path (the libFuzzer target fuzz/fuzz_table.cpp declares it).
@@ -219,9 +279,10 @@ int tableCommand(const std::string& id, bool list, const std::string& out_dir) {
   }
   const json table = readTable(path);
   json environment = json::object();
-  const std::vector<std::string> lines = table.value("layout", "newton") == "solvers"
-                                             ? solverRows(table, path, out_dir, environment)
-                                             : newtonRows(table, path, out_dir, environment);
+  const std::string layout = table.value("layout", "newton");
+  const std::vector<std::string> lines = layout == "solvers" ? solverRows(table, path, out_dir, environment)
+                                         : layout == "probe" ? probeRows(table, path, out_dir, environment)
+                                                             : newtonRows(table, path, out_dir, environment);
   fmt::print("## {}\n\n{}\n\n", table["id"].get<std::string>(), table.value("title", ""));
   for (const std::string& line : lines) fmt::print("{}\n", line);
   fmt::print("\nOurs: {}, {} OpenMP threads, {}, commit {}, {}.\n", environment.value("cpu", "?"),
