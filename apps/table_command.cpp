@@ -229,16 +229,20 @@ std::vector<std::string> probeRows(const json& table, const fs::path& path, cons
   }
   lines.push_back(header + " theirs: error (m) | ours: solver s |");
   lines.push_back(rule + "---|---|");
+  // Every row's scene and probe are checked before the first (possibly long) run.
+  std::vector<Scene> scenes;
+  for (size_t k = 0; k < table["rows"].size(); ++k) {
+    scenes.push_back(loadScene(sceneOfRow(path, table["rows"][k])));
+    const std::string probe = table["rows"][k].at("probe");
+    if (!scenes.back().output.probe(probe))
+      throw InputError(path.string(), jsonPointerChild("/rows", k) + "/probe",
+                       "probe '" + probe + "' is not in the output.probes of " + scenes.back().path);
+  }
   for (size_t k = 0; k < table["rows"].size(); ++k) {
     const json& row = table["rows"][k];
     const std::string label = row.at("label");
     const std::string probe = row.at("probe");
-    const Scene scene = loadScene(sceneOfRow(path, row));
-    const auto found = std::find_if(scene.output.probes.begin(), scene.output.probes.end(),
-                                    [&](const OutputSpec::Probe& p) { return p.name == probe; });
-    if (found == scene.output.probes.end())
-      throw InputError(path.string(), jsonPointerChild("/rows", k) + "/probe",
-                       "probe '" + probe + "' is not in the output.probes of " + scene.path);
+    const Scene& scene = scenes[k];
     fmt::print(stderr, "[{}/{}] {}: {} with {} ({} vertices)\n", k + 1, table["rows"].size(), id, label,
                scene.solver.name, scene.problem.numNodes());
     const RunResult run = runScene(scene, {rowOut(out_dir, id, label), true, 10.0, id + ": " + label});

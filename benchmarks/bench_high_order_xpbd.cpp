@@ -76,18 +76,35 @@ Problem scalingCube(int order, int cells) {
   return paperProblem(makeBoxMesh(box), 0.49, "y-min");
 }
 
+// A problem and its XPBD solver on the developed split, set up; the heap both hold (the mesh,
+// energy data: dN/dX and V_q per point, masses, the solver's per-slot copies) per vertex.
+struct SetUpRun {
+  std::unique_ptr<Problem> problem;
+  std::unique_ptr<XpbdSolver> solver;
+  double bytes_per_vertex = 0.0;
+};
+
+template <class MakeProblem>
+SetUpRun setUp(MakeProblem&& make_problem) {
+  SetUpRun run;
+  const size_t heap_before = heapBytesInUse();
+  run.problem = std::make_unique<Problem>(make_problem());
+  XpbdOptions options;
+  options.split = "developed";
+  run.solver = std::make_unique<XpbdSolver>(options);
+  run.solver->setup(*run.problem);
+  run.bytes_per_vertex =
+      static_cast<double>(heapBytesInUse() - heap_before) / static_cast<double>(run.problem->numNodes());
+  return run;
+}
+
 void BM_HighOrderXpbdSubstep(benchmark::State& state) {
   const ElementCase& c = kCases[state.range(0)];
   const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
-  const size_t heap_before = heapBytesInUse();
-  auto problem = std::make_unique<Problem>(bendingBeam(c));
-  XpbdOptions options;
-  options.split = "developed";
-  XpbdSolver solver(options);
-  solver.setup(*problem);
-  const size_t heap_after = heapBytesInUse();
-
-  const Positions x = bench::timeXpbdSweeps(state, solver, *problem, 50);  // a frame of 50 substeps
+  const SetUpRun run = setUp([&] { return bendingBeam(c); });
+  const Problem* problem = run.problem.get();
+  const XpbdSolver& solver = *run.solver;
+  const Positions x = bench::timeXpbdSweeps(state, *run.solver, *problem, 50);  // a frame of 50 substeps
   const int elements = problem->mesh.numElements();
   const int points = problem->elasticEnergy().quadraturePointsPerElement();
   state.SetLabel(c.label);
@@ -100,22 +117,15 @@ void BM_HighOrderXpbdSubstep(benchmark::State& state) {
   state.counters["ns_per_point"] =
       benchmark::Counter(static_cast<double>(elements) * points,
                          benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-  // The mesh, energy data (dN/dX, V_q per point), masses and the solver's per-slot copies.
-  state.counters["bytes_per_vertex"] =
-      static_cast<double>(heap_after - heap_before) / static_cast<double>(problem->numNodes());
+  state.counters["bytes_per_vertex"] = run.bytes_per_vertex;
   if (!x.allFinite()) state.SkipWithError("positions became non-finite");
 }
 
 void BM_HighOrderXpbdScaling(benchmark::State& state) {
   const int order = static_cast<int>(state.range(0));
-  const size_t heap_before = heapBytesInUse();
-  auto problem = std::make_unique<Problem>(scalingCube(order, static_cast<int>(state.range(1))));
-  XpbdOptions options;
-  options.split = "developed";
-  XpbdSolver solver(options);
-  solver.setup(*problem);
-  const size_t heap_after = heapBytesInUse();
-  const Positions x = bench::timeXpbdSweeps(state, solver, *problem, 50);
+  const SetUpRun run = setUp([&] { return scalingCube(order, static_cast<int>(state.range(1))); });
+  const Problem* problem = run.problem.get();
+  const Positions x = bench::timeXpbdSweeps(state, *run.solver, *problem, 50);
   state.SetLabel("P" + std::to_string(order));
   state.counters["vertices"] = problem->numNodes();
   state.counters["elements"] = problem->mesh.numElements();
@@ -123,8 +133,7 @@ void BM_HighOrderXpbdScaling(benchmark::State& state) {
   // prefix: "25.3m" is 25.3 ms).
   state.counters["seconds_per_frame"] = benchmark::Counter(
       1.0 / 50.0, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-  state.counters["bytes_per_vertex"] =
-      static_cast<double>(heap_after - heap_before) / static_cast<double>(problem->numNodes());
+  state.counters["bytes_per_vertex"] = run.bytes_per_vertex;
   if (!x.allFinite()) state.SkipWithError("positions became non-finite");
 }
 

@@ -28,6 +28,12 @@ struct OutputSpec {
     Vec3 point;
   };
   std::vector<Probe> probes;
+  // The probe named `name`, or null.
+  const Probe* probe(const std::string& name) const {
+    for (const Probe& p : probes)
+      if (p.name == name) return &p;
+    return nullptr;
+  }
 };
 
 struct Scene {

@@ -4,6 +4,7 @@
 
 #include <Eigen/LU>
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -115,13 +116,14 @@ std::string sceneKey(const Scene& scene) {
   return text;
 }
 
-// The Newton solution of the case's scene, computed once into reference_dir and reused while
-// the scene's physics (its key) is the same.
 // A Newton reference that stops short of its target: the metrics that need it fail (value NaN,
 // the reason in the row's note) instead of ending the whole validate run.
 struct ReferenceNotConverged : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The Newton solution of the case's scene, computed once into reference_dir and reused while
+// the scene's physics (its key) is the same.
 
 Positions referenceSolution(const ValidationCase& validation_case, const Scene& scene, const std::string& reference_dir) {
   const fs::path cached = fs::path(reference_dir) / "final_positions.json";
@@ -347,8 +349,22 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
   const Positions& x = run.final_positions;
   const VecX displacement = x - problem.mesh.restPositionsFlat();
 
-  std::optional<Positions> reference;
-  std::string reference_not_converged;  // why this scene's own reference failed (asked once)
+  // Newton references by folder (this scene's, and every reference_scene's), each asked once per
+  // run: a failed one is not recomputed for the case's next metric.
+  std::map<std::string, Positions> references;
+  std::map<std::string, std::string> failed_references;
+  auto referenceIn = [&](const Scene& reference_scene, const std::string& folder) -> const Positions& {
+    if (const auto failed = failed_references.find(folder); failed != failed_references.end())
+      throw ReferenceNotConverged(failed->second);
+    auto found = references.find(folder);
+    if (found == references.end()) try {
+        found = references.emplace(folder, referenceSolution(validation_case, reference_scene, folder)).first;
+      } catch (const ReferenceNotConverged& error) {
+        failed_references.emplace(folder, error.what());
+        throw;
+      }
+    return found->second;
+  };
   json metrics = json::array();
   bool passed = true;
   for (const MetricSpec& metric : validation_case.metrics) {
@@ -357,9 +373,8 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
     std::string reference_failure;
     try {
       if (metric.type == "probe_error") {
-        auto probe = std::find_if(scene.output.probes.begin(), scene.output.probes.end(),
-                                  [&](const OutputSpec::Probe& p) { return p.name == metric.probe; });
-        if (probe == scene.output.probes.end())
+        const OutputSpec::Probe* probe = scene.output.probe(metric.probe);
+        if (!probe)
           throw InputError(validation_case.path, "/metrics", "probe '" + metric.probe + "' is not in the scene's output.probes");
         const Vec3 u = FieldSampler(problem.mesh).sample(displacement, probe->point);
         const double measured = metric.component < 0 ? u.norm() : u[metric.component];
@@ -388,7 +403,7 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         const Scene reference_scene = loadScene(metric.reference_scene);
         const std::string folder =
             (fs::path(reference_dir).parent_path() / ("scene_" + reference_scene.name)).string();
-        const Positions x_ref = referenceSolution(validation_case, reference_scene, folder);
+        const Positions& x_ref = referenceIn(reference_scene, folder);
         const Mesh& reference_mesh = reference_scene.problem.mesh;
         const VecX u_ref = x_ref - reference_mesh.restPositionsFlat();
         const VecX volumes = lumpedNodeMasses(reference_mesh, std::vector<double>(reference_mesh.numElements(), 1.0));
@@ -405,10 +420,9 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         value = metric.type == "mesh_reference_max_error" ? max_error : std::sqrt(weighted / total_volume);
         if (metric.relative && max_reference > 0.0) value /= max_reference;
       } else {  // reference_max_error, reference_rms_error
-        if (!reference_not_converged.empty()) throw ReferenceNotConverged(reference_not_converged);
-        if (!reference) reference = referenceSolution(validation_case, scene, reference_dir);
-        const VecX difference = x - *reference;
-        const VecX reference_displacement = *reference - problem.mesh.restPositionsFlat();
+        const Positions& reference = referenceIn(scene, reference_dir);
+        const VecX difference = x - reference;
+        const VecX reference_displacement = reference - problem.mesh.restPositionsFlat();
         double max_difference = 0.0, sum = 0.0, max_reference = 0.0;
         for (int i = 0; i < problem.numNodes(); ++i) {
           const double d = difference.segment<3>(3 * i).norm();
@@ -421,7 +435,6 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
       }
     } catch (const ReferenceNotConverged& error) {
       reference_failure = error.what();  // value stays NaN: the metric fails, the other cases still run
-      if (metric.type.rfind("reference_", 0) == 0) reference_not_converged = reference_failure;
       fmt::print(stderr, "case {}: metric {} fails: {}\n", validation_case.name, metric.name, reference_failure);
     }
     // Newton against its own solution measures nothing: shown, never counted as a pass.

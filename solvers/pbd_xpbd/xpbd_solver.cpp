@@ -324,13 +324,12 @@ void XpbdSolver::residuals(const Positions& x, const Positions& x_pred, double i
 
 namespace {
 
-// x~ + dt^2 M^-1 f_ext on the free DOFs, this step's boundary values on the others.
-Positions predictedPositions(const StepObjective& objective, const Positions& x_tilde, double dt) {
+// x <- x + dt^2 M^-1 f_ext on the free DOFs, this step's boundary values on the others: x~
+// (passed in x) becomes the prediction, in place.
+void predictInPlace(const StepObjective& objective, double dt, Positions& x) {
   const Problem& problem = objective.problem();
-  Positions x_pred = x_tilde;
-  for (int dof : problem.freeDofs()) x_pred[dof] += dt * dt * problem.externalForce()[dof] / problem.dofMasses()[dof];
-  objective.applyBoundary(x_pred);
-  return x_pred;
+  for (int dof : problem.freeDofs()) x[dof] += dt * dt * problem.externalForce()[dof] / problem.dofMasses()[dof];
+  objective.applyBoundary(x);
 }
 
 }  // namespace
@@ -349,10 +348,12 @@ void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonit
   // x_pred: PXPBD's x~ with the external force folded in (eq. 11); XPBD's initial guess.
   Positions x_start = objective.previousPositions();
   objective.applyBoundary(x_start);
-  Positions x_pred = predictedPositions(objective, pseudo_time ? x_start : objective.inertialTarget(), dt);
+  Positions x_pred = pseudo_time ? x_start : objective.inertialTarget();
+  predictInPlace(objective, dt, x_pred);
   Positions x = x_pred;
   resetMultipliers();
   VecX force, pseudo_velocity = VecX::Zero(x.size());
+  Positions x_begin(x.size());
   double primal = 0.0, secondary = 0.0, pseudo_seconds = 0.0;
   bool stop = false;
   if (pseudo_time) {
@@ -371,8 +372,10 @@ void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonit
   for (int iteration = 1; !stop; ++iteration) {
     if (pseudo_time) {
       // One backward Euler pseudo-step of length dt from (x, v) (PBNG §6.1).
-      const Positions x_begin = x;
-      x_pred = predictedPositions(objective, x + dt * pseudo_velocity, dt);
+      // x_begin and x_pred are reused (no allocation per pseudo-step).
+      x_begin = x;
+      x_pred = x + dt * pseudo_velocity;
+      predictInPlace(objective, dt, x_pred);
       x = x_pred;
       resetMultipliers();
       for (int s = 0; s < options_.iterations_per_pseudo_step; ++s) sweep(x, inv_dt2, t);

@@ -6,10 +6,7 @@
 # Usage: table_probe.sh PBDLAB
 set -euo pipefail
 pbdlab=$1
-data=$(mktemp -d)
-trap 'rm -rf "$data"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-mkdir -p "$data/benchmarks/tables" "$data/scenes"
+source "$(dirname "$0")/table_test_support.sh"
 cat > "$data/scenes/sag.json" <<'JSON'
 {"name": "sag", "mesh": {"type": "box", "size": [2, 1, 1], "cells": [4, 2, 2]},
  "material": {"model": "neo_hookean", "youngs_modulus": 1e5, "poisson_ratio": 0.3, "density": 1000},
@@ -40,16 +37,16 @@ assert abs(d_zero - math.sqrt(ux*ux + uy*uy + uz*uz)) < 1e-3, (d_zero, ux, uy, u
 assert abs(d_down - math.sqrt(ux*ux + (uy + 1)**2 + uz*uz)) < 1e-3, (d_down, ux, uy, uz)
 PY
 
-# Bad input: a probe the scene lacks, a reference that is not 3 numbers, references elsewhere.
-sed 's/"probe": "tip"/"probe": "toe"/' "$data/benchmarks/tables/tip.json" > "$data/benchmarks/tables/bad1.json"
+# Bad input: a probe the scene lacks (in the second row: refused before the first row runs), a
+# reference that is not 3 numbers, references in another layout.
+sed 's|"probe": "tip"}]|"probe": "tip"}, {"label": "Toe", "scene": "../../scenes/sag.json", "probe": "toe"}]|' \
+  "$data/benchmarks/tables/tip.json" > "$data/benchmarks/tables/bad1.json"
+grep -qF '"probe": "toe"' "$data/benchmarks/tables/bad1.json" || fail "bad1 was not made"
 sed 's/"zero": \[0, 0, 0\]/"zero": [0, 0]/' "$data/benchmarks/tables/tip.json" > "$data/benchmarks/tables/bad2.json"
 sed 's/"layout": "probe"/"layout": "newton"/' "$data/benchmarks/tables/tip.json" > "$data/benchmarks/tables/bad3.json"
-for bad in bad1:/rows/0/probe bad2:/references/zero bad3:/references; do
-  id=${bad%%:*} field=${bad#*:}
-  status=0
-  "$pbdlab" table "$id" --data-dir "$data" --out "$data/runs" > /dev/null 2> "$data/err.txt" || status=$?
-  cat "$data/err.txt"
-  [[ $status == 2 ]] || fail "$id: exit $status, not 2"
-  grep -qF "$id.json" "$data/err.txt" && grep -qF "$field" "$data/err.txt" || fail "$id: the error does not name the file and $field"
-done
+rm -rf "$data/runs"
+expect_bad_table bad1 /rows/1/probe
+[[ ! -e $data/runs ]] || fail "bad1: a row ran before its table's probes were checked"
+expect_bad_table bad2 /references/zero
+expect_bad_table bad3 /references
 echo "table_probe: ok"

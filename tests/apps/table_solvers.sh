@@ -5,10 +5,7 @@
 # Usage: table_solvers.sh PBDLAB
 set -euo pipefail
 pbdlab=$1
-data=$(mktemp -d)
-trap 'rm -rf "$data"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-mkdir -p "$data/benchmarks/tables" "$data/scenes"
+source "$(dirname "$0")/table_test_support.sh"
 cat > "$data/scenes/block.json" <<'JSON'
 {"name": "block", "mesh": {"type": "box", "size": [2, 1, 1], "cells": [4, 2, 2]},
  "material": {"model": "fixed_corotated", "youngs_modulus": 1000, "poisson_ratio": 0.3, "density": 10},
@@ -35,12 +32,6 @@ grep -q '"steps": 3' "$data/runs/tiny/Block/xpbd/summary.json" || fail "scene_pa
 # Bad input: an unknown solver and a patch of a value the scene does not have.
 sed 's/"fp_pxpbd": {}/"nosuch": {}/' "$data/benchmarks/tables/tiny.json" > "$data/benchmarks/tables/bad1.json"
 sed 's|"/time/steps"|"/time/frames"|' "$data/benchmarks/tables/tiny.json" > "$data/benchmarks/tables/bad2.json"
-for bad in bad1:/rows/0/solvers bad2:/rows/0/scene_patch/~1time~1frames; do
-  id=${bad%%:*} field=${bad#*:}
-  status=0
-  "$pbdlab" table "$id" --data-dir "$data" --out "$data/runs" > /dev/null 2> "$data/err.txt" || status=$?
-  cat "$data/err.txt"
-  [[ $status == 2 ]] || fail "$id: exit $status, not 2"
-  grep -qF "$id.json" "$data/err.txt" && grep -qF "$field" "$data/err.txt" || fail "$id: the error does not name the file and $field"
-done
+expect_bad_table bad1 /rows/0/solvers
+expect_bad_table bad2 /rows/0/scene_patch/~1time~1frames
 echo "table_solvers: ok"
