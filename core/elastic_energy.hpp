@@ -184,7 +184,7 @@ void ElasticEnergy::elementTerms(int e, const Positions& x, double* energy, Elem
   for (int q = 0; q < points_per_element_; ++q) {
     const Eigen::Matrix<double, N, 3> G = shapeGradients<N>(e, q);  // a local copy: aligned, column-major
     const double V = quadratureVolume(e, q);
-    Mat3 F = xe * G;
+    Mat3 F = xe.lazyProduct(G);  // lazy: Eigen would call its GEMM for N = 20 (3 + 3 + 20 >= 20)
     if (plane_strain_) F(2, 2) = 1.0;
     double psi = 0.0;
     Mat3 P;
@@ -193,7 +193,7 @@ void ElasticEnergy::elementTerms(int e, const Positions& x, double* energy, Elem
     if (energy) *energy += V * psi;
     if (gradient) {
       // dE/dx_a = V P dN_a/dX: the 3 x N matrix V P G^T, column-major = nodal order.
-      const Eigen::Matrix<double, 3, N> g = V * P * G.transpose();
+      const Eigen::Matrix<double, 3, N> g = (V * P).lazyProduct(G.transpose());
       *gradient += Eigen::Map<const ElementVector<N>>(g.data());
     }
     if (hessian) {
@@ -204,7 +204,8 @@ void ElasticEnergy::elementTerms(int e, const Positions& x, double* energy, Elem
           Mat3 D_ik;
           for (int l = 0; l < 3; ++l)
             for (int j = 0; j < 3; ++j) D_ik(j, l) = D(i + 3 * j, k + 3 * l);
-          const Eigen::Matrix<double, N, N> T = V * (G * D_ik * G.transpose());
+          const Eigen::Matrix<double, N, 3> GD = G.lazyProduct(D_ik);
+          const Eigen::Matrix<double, N, N> T = V * GD.lazyProduct(G.transpose());
           for (int b = 0; b < N; ++b)
             for (int a = 0; a < N; ++a) (*hessian)(i + 3 * a, k + 3 * b) += T(a, b);
         }
@@ -223,7 +224,7 @@ void ElasticEnergy::nodeTerms(int e, int local, const Positions& x, double t, He
   for (int q = 0; q < points_per_element_; ++q) {
     const Eigen::Matrix<double, N, 3> G = shapeGradients<N>(e, q);
     const double V = quadratureVolume(e, q);
-    Mat3 F = xe * G;
+    Mat3 F = xe.lazyProduct(G);
     if (plane_strain_) F(2, 2) = 1.0;
     Mat3 P;
     Mat9 D;

@@ -31,7 +31,7 @@ double elementConstraintAt(const ElasticEnergy& energy, int e, const MaterialTer
     const int Q = energy.quadraturePointsPerElement();
     std::vector<double> G(static_cast<size_t>(Q) * N * 3), V(Q);
     for (int q = 0; q < Q; ++q) {
-      Eigen::Map<ShapeGradients<N>>(G.data() + static_cast<size_t>(q) * N * 3) = energy.shapeGradients<N>(e, q);
+      Eigen::Map<NodeColumns<N>>(G.data() + static_cast<size_t>(q) * N * 3) = energy.shapeGradients<N>(e, q);
       V[q] = energy.quadratureVolume(e, q);
     }
     const ElementQuadrature element{G.data(), V.data(), Q, energy.restVolume(e)};
@@ -44,7 +44,7 @@ double elementConstraintAt(const ElasticEnergy& energy, int e, const MaterialTer
     if (signed_half_square) {
       double weighted_psi = 0.0;
       for (int q = 0; q < Q; ++q) {
-        Mat3 F = xe * Eigen::Map<const ShapeGradients<N>>(G.data() + static_cast<size_t>(q) * N * 3);
+        Mat3 F = xe.lazyProduct(Eigen::Map<const NodeColumns<N>>(G.data() + static_cast<size_t>(q) * N * 3));
         if (energy.isPlaneStrain()) F(2, 2) = 1.0;
         double psi = 0.0;
         term.evaluate(F, energy.pointData(e, t), &psi, nullptr, nullptr);

@@ -105,7 +105,7 @@ void XpbdSolver::setup(const Problem& problem) {
     withNodeCount(energy_->elementType(), [&](auto n) {
       constexpr int M = decltype(n)::value;
       for (int q = 0; q < Q; ++q)
-        Eigen::Map<ShapeGradients<M>>(slot_shape_gradients_.data() + (static_cast<size_t>(s) * Q + q) * M * 3) =
+        Eigen::Map<NodeColumns<M>>(slot_shape_gradients_.data() + (static_cast<size_t>(s) * Q + q) * M * 3) =
             energy_->shapeGradients<M>(e, q);
     });
     for (int q = 0; q < Q; ++q) slot_point_volumes_[static_cast<size_t>(s) * Q + q] = energy_->quadratureVolume(e, q);

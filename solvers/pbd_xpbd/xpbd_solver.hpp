@@ -130,7 +130,7 @@ class XpbdSolver : public Solver {
   std::vector<int> color_start_;
   std::vector<int> element_of_slot_;
   std::vector<int> slot_nodes_;               // N per slot
-  std::vector<double> slot_shape_gradients_;  // Q N 3 per slot
+  std::vector<double> slot_shape_gradients_;  // per slot, Q points of NodeColumns<N> (element_constraint.hpp)
   std::vector<double> slot_point_volumes_;    // Q per slot
   std::vector<double> slot_volume_;
   std::vector<double> slot_inverse_mass_;     // 3 N per slot: read in sequence, not gathered
