@@ -316,6 +316,57 @@ Vec3 rotationVariantSingularValues(const Mat3& F) {
 
 Mat3 polarRotation(const Mat3& F) { return polarRotation(rotationVariantSvd(F)); }
 
+bool warmStartedPolarRotation(const Mat3& F, const Mat3& R0, Mat3& R) {
+  // The derivation is in the header: H w = b, H = tr(S) I - sym(S), b = axial(S - S^T).
+  const Mat3 S = R0.transpose() * F;
+  const double t = S.trace();
+  const double h00 = t - S(0, 0), h11 = t - S(1, 1), h22 = t - S(2, 2);
+  const double h01 = -0.5 * (S(0, 1) + S(1, 0)), h02 = -0.5 * (S(0, 2) + S(2, 0)),
+               h12 = -0.5 * (S(1, 2) + S(2, 1));
+  const double b0 = S(2, 1) - S(1, 2), b1 = S(0, 2) - S(2, 0), b2 = S(1, 0) - S(0, 1);
+  // H = L D L^T: positive definite exactly when every pivot is > 0 (written so that NaN fails).
+  const double d0 = h00;
+  if (!(d0 > 0.0)) return false;
+  const double l10 = h01 / d0, l20 = h02 / d0;
+  const double d1 = h11 - l10 * h01;
+  if (!(d1 > 0.0)) return false;
+  const double l21 = (h12 - l20 * h01) / d1;
+  const double d2 = h22 - l20 * h02 - l21 * l21 * d1;
+  if (!(d2 > 0.0)) return false;
+  // L z = b, then L^T w = D^-1 z.
+  const double z0 = b0, z1 = b1 - l10 * z0, z2 = b2 - l20 * z0 - l21 * z1;
+  const double w2 = z2 / d2;
+  const double w1 = z1 / d1 - l21 * w2;
+  const double w0 = z0 / d0 - l10 * w1 - l20 * w2;
+  const double theta2 = w0 * w0 + w1 * w1 + w2 * w2;
+  if (!(theta2 <= kWarmStartMaxAngle * kWarmStartMaxAngle)) return false;
+  // Rodrigues: exp([w]) = I + a [w] + c [w]^2, a = sin(theta) / theta, c = (1 - cos(theta)) /
+  // theta^2, by their Taylor series in theta^2: for theta <= 0.5 the first omitted terms are
+  // theta^14 / 15! < 1e-16 and theta^14 / 16! (no sin or cos calls, no cancellation at 0).
+  const double x = theta2;
+  const double a =
+      1.0 - x / 6.0 * (1.0 - x / 20.0 * (1.0 - x / 42.0 * (1.0 - x / 72.0 * (1.0 - x / 110.0 * (1.0 - x / 156.0)))));
+  const double c =
+      0.5 * (1.0 - x / 12.0 * (1.0 - x / 30.0 * (1.0 - x / 56.0 * (1.0 - x / 90.0 * (1.0 - x / 132.0 * (1.0 - x / 182.0))))));
+  Mat3 E;
+  E(0, 0) = 1.0 - c * (w1 * w1 + w2 * w2);
+  E(1, 1) = 1.0 - c * (w0 * w0 + w2 * w2);
+  E(2, 2) = 1.0 - c * (w0 * w0 + w1 * w1);
+  E(0, 1) = c * w0 * w1 - a * w2;
+  E(1, 0) = c * w0 * w1 + a * w2;
+  E(0, 2) = c * w0 * w2 + a * w1;
+  E(2, 0) = c * w0 * w2 - a * w1;
+  E(1, 2) = c * w1 * w2 - a * w0;
+  E(2, 1) = c * w1 * w2 + a * w0;
+  const Mat3 Q = R0 * E;
+  // One Bjorck step: R = Q (3 I - Q^T Q) / 2.
+  Mat3 G = Q.transpose() * Q;
+  G = -0.5 * G;
+  G.diagonal().array() += 1.5;
+  R.noalias() = Q * G;
+  return true;
+}
+
 Mat9 polarRotationDerivative(const RotationVariantSvd& svd) {
   constexpr int kPairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
   // sigma_i + sigma_j >= 0 always (sigma_2 >= |sigma_3|); the floor only acts on the set

@@ -24,6 +24,37 @@ Vec3 rotationVariantSingularValues(const Mat3& F);
 inline Mat3 polarRotation(const RotationVariantSvd& svd) { return svd.U * svd.V.transpose(); }
 Mat3 polarRotation(const Mat3& F);
 
+// Warm-started polar rotation: one Newton step on R = R0 exp([w]) towards the maximizer of
+// tr(R^T F) over rotations, from a previous rotation R0 (PBNG's per-element rotation,
+// solvers/pbng). The maximizer is polarRotation(F) for every F off the jump set (see
+// polarRotationDerivative): with the rotation-variant SVD, tr(R^T F) <= sigma_1 + sigma_2 +
+// sigma_3 with equality at U V^T only (von Neumann's trace inequality with det R = +1), for
+// det F < 0 too. Derivation, S = R0^T F, [w] the cross-product matrix of w:
+//   tr((R0 exp[w])^T F) = tr(exp(-[w]) S) = tr S - tr([w] S) + tr([w]^2 S) / 2 + O(|w|^3),
+//   -tr([w] S) = w . b with b = axial(S - S^T) = (S32 - S23, S13 - S31, S21 - S12), and
+//   [w]^2 = w w^T - |w|^2 I gives tr([w]^2 S) = -w^T (tr(S) I - sym(S)) w.
+// The quadratic model's maximizer (the Newton step for the stationarity condition
+// skew(R^T F) = 0) solves
+//   H w = b,  H = tr(S) I - sym(S).
+// At the maximizer R* S = R*^T F = V diag(sigma) V^T and H has the eigenvalues
+// sigma_2 + sigma_3, sigma_1 + sigma_3, sigma_1 + sigma_2 (> 0 off the jump set), so near R*
+// the step converges quadratically, in fact cubically: the pulled-back function's third-order
+// term, -|w|^2 (w . b) / 6, is proportional to b, which vanishes at the maximizer (measured
+// e_1 <= 0.5 e_0^3 for sigma_2 + sigma_3 >= 0.3). R = R0 exp([w]) by Rodrigues' formula, then one Bjorck
+// step R <- R (3 I - R^T R) / 2 so that R is orthonormal to round-off however many steps were
+// chained (R0's own deviation delta becomes O(delta^2)).
+// Returns false, R unspecified, when H is not positive definite (R0 far from the maximizer:
+// e.g. rotated by 90 degrees or more from it, or F near the jump set or of rank <= 1), when
+// |w| > kWarmStartMaxAngle (one step from that far is not trusted: from R0 = R* exp([v]) at
+// F = I the step leaves |v| - tan|v| of error, 4% of |v| at 0.35 rad), or for non-finite
+// input; the caller then takes polarRotation(F). Where it returns true, R is within
+// O(|R0 - R*|^3) of polarRotation(F) near R* (tests/core/test_polar_svd.cpp: WarmStarted*).
+// It agrees with polarRotation(F) on {sigma_2 + sigma_3 > 0} (every det F > 0, and inverted F
+// off the jump set: the same rotation-variant R, the maximizer, not a reflection) when R0 is
+// near enough; the basin shrinks with sigma_2 + sigma_3 (H's smallest eigenvalue there).
+constexpr double kWarmStartMaxAngle = 0.5;
+bool warmStartedPolarRotation(const Mat3& F, const Mat3& R0, Mat3& R);
+
 // dR/dF as a 9x9 in the vec ordering of types.hpp. With M = U^T dF V, dR = U W V^T where W is
 // skew with W_ij = (M_ij - M_ji) / (sigma_i + sigma_j), hence (symmetric)
 //   dR/dF = sum_{i<j} vec(T_ij) vec(T_ij)^T / (sigma_i + sigma_j),  T_ij = u_i v_j^T - u_j v_i^T.

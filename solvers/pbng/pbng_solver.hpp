@@ -55,6 +55,19 @@
 //    with the boundary values ("initial_guess": "previous").
 //  - A node whose block is not positive definite (a quasistatic node in no stencil) is not
 //    moved.
+//  - The fixed corotated P1 fast path carries one rotation per element across sweeps and
+//    steps ("rotation": "warm_start", the default): at every visit of the element (4 a sweep)
+//    R is updated by one Newton step from its previous value (warmStartedPolarRotation,
+//    core/materials/polar_svd.hpp; the SVD's polarRotation where that step reports failure)
+//    and P = fixedCorotatedStress(F, R) (core/materials/fixed_corotated.hpp, the material's
+//    own formula). The rotations are set by the SVD at the first step after the table was
+//    built for a problem (and kept through contact rebuilds). R is within O(|dR|^2) of F's
+//    polar rotation, dR its change since the last visit, which vanishes as the sweeps
+//    converge: the fixed point (the solution) is the SVD path's; the iterates differ at
+//    round-off to 1e-9 relative (tests: WarmStartedRotation*). "rotation": "svd" takes the
+//    SVD at every visit (the model's evaluate()). Nodes of one color share no element, so each
+//    rotation is written by one thread in a color and the order of its updates does not
+//    depend on the thread count: the sweep stays deterministic.
 //  - Log column "colors": the number of node colors (iteration 0 only).
 //  - The step stops with kRoundoff when no node moved by more than 1e-14 max(1, |x|_inf) in a
 //    sweep before the target was met, and with kDiverged (the last finite iterate kept) when a
@@ -63,6 +76,7 @@
 #include <vector>
 
 #include "core/coloring.hpp"
+#include "core/material.hpp"
 #include "core/solver.hpp"
 
 namespace pbdlab {
@@ -78,6 +92,9 @@ struct PbngOptions {
   // node's Newton step restricted to the tangent plane (default); kPaper, the paper's
   // tangential projection (I - n n^T) dx of the unconstrained step (stagnates, see above).
   enum class ContactStep { kTangentNewton, kPaper } contact_step = ContactStep::kTangentNewton;
+  // The fixed corotated fast path's rotation (above): kWarmStart, one Newton step from the
+  // element's previous rotation (SVD as the fallback; default); kSvd, the SVD at every visit.
+  enum class Rotation { kWarmStart, kSvd } rotation = Rotation::kWarmStart;
   bool chebyshev() const { return chebyshev_rho > 0.0; }
 };
 
@@ -98,14 +115,20 @@ class PbngSolver : public Solver {
   // sets x to the initial guess and projects penetrating nodes onto the colliders.
   void beginStep(const StepObjective& objective, Positions& x);
   // One Gauss-Seidel sweep over every movable node, color by color (after beginStep).
-  // Returns the largest |dx_i|_inf of the sweep.
+  // Returns the largest |dx_i|_inf of the sweep. Reads and updates the per-element rotations
+  // (Rotation::kWarmStart), the only place that writes them besides their SVD start.
   double sweep(Positions& x);
   // The update dx_i of eq. 30 at x for node i (before any collider projection; zero in the
-  // prescribed components). After beginStep.
+  // prescribed components). After beginStep. The definition: the corotated fast path takes
+  // R = polarRotation(F) (SVD) and neither reads nor writes the per-element rotations.
   Vec3 nodeStep(int node, const Positions& x) const;
   // The node's gradient row g_i and SPD block A_i (eq. 29-34 with inertia), prescribed
-  // components included as they are. After beginStep.
+  // components included as they are. After beginStep. R from the SVD, as nodeStep.
   void nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block) const;
+  // The per-element rotations of the fixed corotated fast path (empty when it is off), and
+  // how many warm-started updates fell back to the SVD since setup().
+  const std::vector<Mat3>& elementRotations() const { return rotations_; }
+  long long rotationFallbacks() const { return rotation_fallbacks_; }
 
   // The node coloring (every node of the problem; nodes of one color share no stencil of any
   // visited term) and the stencil sets it was built over.
@@ -127,7 +150,14 @@ class PbngSolver : public Solver {
   void buildTable(const Problem& problem, const std::vector<std::shared_ptr<const EnergyTerm>>& terms,
                   bool incremental);
   bool sameStencils(const std::vector<std::shared_ptr<const EnergyTerm>>& terms) const;
-  void updateNode(int node, Positions& x, double& largest) const;
+  // The node's system; rotations = null: R from the SVD (the definition); otherwise the
+  // per-element rotations, updated in place (warm start), counting SVD fallbacks.
+  void nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, Mat3* rotations,
+                  int& fallbacks) const;
+  Vec3 nodeStep(int node, const Positions& x, Mat3* rotations, int& fallbacks) const;
+  // Sets every fast-path element's rotation to polarRotation(F(x)) (SVD).
+  void startRotations(const Positions& x);
+  void updateNode(int node, Positions& x, double& largest, Mat3* rotations, int& fallbacks) const;
   void projectOntoColliders(int node, Positions& x) const;
   void projectAllOntoColliders(Positions& x) const;
 
@@ -142,7 +172,15 @@ class PbngSolver : public Solver {
   std::vector<unsigned char> fixed_mask_;       // per node: bit d = DOF d prescribed
   const ElasticEnergy* fast_elastic_ = nullptr;  // the tet4 isotropic fast path's term, or null
   int fast_term_ = -1;
-  std::vector<double> fast_mu_, fast_lambda_;    // per element (fast path)
+  std::vector<double> fast_mu_, fast_lambda_;    // per element (fast path), clamped at 0 (eq. 32)
+  // Per element: fixed corotated (the stress from a rotation), its unclamped (mu, lambda), and
+  // its rotation (Rotation::kWarmStart; empty otherwise). rotations_ready_: set by the SVD
+  // for this table (false after a table build for another problem or elastic term).
+  std::vector<unsigned char> fast_corotated_;
+  std::vector<LameParameters> fast_lame_;
+  std::vector<Mat3> rotations_;
+  bool rotations_ready_ = false;
+  long long rotation_fallbacks_ = 0;
   int table_builds_ = 0;
   // The step's constants.
   bool dynamic_ = false;

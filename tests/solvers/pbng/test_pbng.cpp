@@ -483,6 +483,10 @@ TEST(Pbng, RegistryReadsItsOptionsStrictly) {
   EXPECT_EQ(dynamic_cast<const PbngSolver&>(*make(R"({"contact_step": "paper"})")).options().contact_step,
             PbngOptions::ContactStep::kPaper);
   EXPECT_THROW(make(R"({"contact_step": "project"})"), InputError);
+  EXPECT_EQ(dynamic_cast<const PbngSolver&>(*make("{}")).options().rotation, PbngOptions::Rotation::kWarmStart);
+  EXPECT_EQ(dynamic_cast<const PbngSolver&>(*make(R"({"rotation": "svd"})")).options().rotation,
+            PbngOptions::Rotation::kSvd);
+  EXPECT_THROW(make(R"({"rotation": "newton"})"), InputError);
   EXPECT_THROW(make("[]"), InputError);
   EXPECT_EQ(makePbngFamilySolver("xpbd", nlohmann::json::object(), in, "/solver/options"), nullptr);
   EXPECT_EQ(pbngFamilySolverNames(), std::vector<std::string>{"pbng"});
