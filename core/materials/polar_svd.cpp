@@ -324,30 +324,30 @@ bool warmStartedPolarRotation(const Mat3& F, const Mat3& R0, Mat3& R) {
   const double h01 = -0.5 * (S(0, 1) + S(1, 0)), h02 = -0.5 * (S(0, 2) + S(2, 0)),
                h12 = -0.5 * (S(1, 2) + S(2, 1));
   const double b0 = S(2, 1) - S(1, 2), b1 = S(0, 2) - S(2, 0), b2 = S(1, 0) - S(0, 1);
-  // H = L D L^T: positive definite exactly when every pivot is > 0 (written so that NaN fails).
-  const double d0 = h00;
-  if (!(d0 > 0.0)) return false;
-  const double l10 = h01 / d0, l20 = h02 / d0;
-  const double d1 = h11 - l10 * h01;
-  if (!(d1 > 0.0)) return false;
-  const double l21 = (h12 - l20 * h01) / d1;
-  const double d2 = h22 - l20 * h02 - l21 * l21 * d1;
-  if (!(d2 > 0.0)) return false;
-  // L z = b, then L^T w = D^-1 z.
-  const double z0 = b0, z1 = b1 - l10 * z0, z2 = b2 - l20 * z0 - l21 * z1;
-  const double w2 = z2 / d2;
-  const double w1 = z1 / d1 - l21 * w2;
-  const double w0 = z0 / d0 - l10 * w1 - l20 * w2;
-  const double theta2 = w0 * w0 + w1 * w1 + w2 * w2;
-  if (!(theta2 <= kWarmStartMaxAngle * kWarmStartMaxAngle)) return false;
+  // w = adj(H) b / det H (one division). H is positive definite exactly when its leading
+  // minors h00, h00 h11 - h01^2 and det H are > 0 (Sylvester; written so that NaN fails).
+  const double a00 = h11 * h22 - h12 * h12, a01 = h02 * h12 - h01 * h22, a02 = h01 * h12 - h02 * h11;
+  const double a11 = h00 * h22 - h02 * h02, a12 = h01 * h02 - h00 * h12, a22 = h00 * h11 - h01 * h01;
+  const double det = h00 * a00 + h01 * a01 + h02 * a02;
+  if (!(h00 > 0.0 && a22 > 0.0 && det > 0.0)) return false;
+  const double v0 = a00 * b0 + a01 * b1 + a02 * b2;
+  const double v1 = a01 * b0 + a11 * b1 + a12 * b2;
+  const double v2 = a02 * b0 + a12 * b1 + a22 * b2;
+  // |w| = |v| / det <= kWarmStartMaxAngle, checked before dividing.
+  if (!(v0 * v0 + v1 * v1 + v2 * v2 <= (kWarmStartMaxAngle * det) * (kWarmStartMaxAngle * det))) return false;
+  const double inv = 1.0 / det;
+  const double w0 = v0 * inv, w1 = v1 * inv, w2 = v2 * inv;
   // Rodrigues: exp([w]) = I + a [w] + c [w]^2, a = sin(theta) / theta, c = (1 - cos(theta)) /
-  // theta^2, by their Taylor series in theta^2: for theta <= 0.5 the first omitted terms are
-  // theta^14 / 15! < 1e-16 and theta^14 / 16! (no sin or cos calls, no cancellation at 0).
-  const double x = theta2;
-  const double a =
-      1.0 - x / 6.0 * (1.0 - x / 20.0 * (1.0 - x / 42.0 * (1.0 - x / 72.0 * (1.0 - x / 110.0 * (1.0 - x / 156.0)))));
-  const double c =
-      0.5 * (1.0 - x / 12.0 * (1.0 - x / 30.0 * (1.0 - x / 56.0 * (1.0 - x / 90.0 * (1.0 - x / 132.0 * (1.0 - x / 182.0))))));
+  // theta^2, by their Taylor series in x = theta^2: for theta <= 0.5 the first omitted terms
+  // are theta^14 / 15! < 1e-16 and theta^14 / 16! (no sin or cos calls, no cancellation at 0;
+  // the coefficients are constants, so no division either).
+  const double x = w0 * w0 + w1 * w1 + w2 * w2;
+  constexpr double s1 = -1.0 / 6.0, s2 = 1.0 / 120.0, s3 = -1.0 / 5040.0, s4 = 1.0 / 362880.0,
+                   s5 = -1.0 / 39916800.0, s6 = 1.0 / 6227020800.0;
+  constexpr double c1 = -1.0 / 24.0, c2 = 1.0 / 720.0, c3 = -1.0 / 40320.0, c4 = 1.0 / 3628800.0,
+                   c5 = -1.0 / 479001600.0, c6 = 1.0 / 87178291200.0;
+  const double a = 1.0 + x * (s1 + x * (s2 + x * (s3 + x * (s4 + x * (s5 + x * s6)))));
+  const double c = 0.5 + x * (c1 + x * (c2 + x * (c3 + x * (c4 + x * (c5 + x * c6)))));
   Mat3 E;
   E(0, 0) = 1.0 - c * (w1 * w1 + w2 * w2);
   E(1, 1) = 1.0 - c * (w0 * w0 + w2 * w2);
@@ -359,10 +359,14 @@ bool warmStartedPolarRotation(const Mat3& F, const Mat3& R0, Mat3& R) {
   E(1, 2) = c * w1 * w2 - a * w0;
   E(2, 1) = c * w1 * w2 + a * w0;
   const Mat3 Q = R0 * E;
-  // One Bjorck step: R = Q (3 I - Q^T Q) / 2.
-  Mat3 G = Q.transpose() * Q;
-  G = -0.5 * G;
-  G.diagonal().array() += 1.5;
+  // One Bjorck step: R = Q (3 I - Q^T Q) / 2 = Q G, the symmetric Q^T Q by its six products.
+  Mat3 G;
+  G(0, 0) = 1.5 - 0.5 * Q.col(0).squaredNorm();
+  G(1, 1) = 1.5 - 0.5 * Q.col(1).squaredNorm();
+  G(2, 2) = 1.5 - 0.5 * Q.col(2).squaredNorm();
+  G(0, 1) = G(1, 0) = -0.5 * Q.col(0).dot(Q.col(1));
+  G(0, 2) = G(2, 0) = -0.5 * Q.col(0).dot(Q.col(2));
+  G(1, 2) = G(2, 1) = -0.5 * Q.col(1).dot(Q.col(2));
   R.noalias() = Q * G;
   return true;
 }
