@@ -135,19 +135,22 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
         elastic->quadraturePointsPerElement() != 1)
       continue;
     bool eligible = true;
-    fast_mu_.assign(elastic->numElements(), 0.0);
-    fast_lambda_.assign(elastic->numElements(), 0.0);
-    fast_corotated_.assign(elastic->numElements(), 0);
-    fast_lame_.assign(elastic->numElements(), {});
+    // Kept when the same elastic term is rebuilt for new contacts (its rotations carry over).
+    const bool keep = incremental && same_problem && elastic == previous_fast &&
+                      fast_elements_.size() == static_cast<size_t>(elastic->numElements());
+    if (!keep) fast_elements_.assign(elastic->numElements(), {});
     for (int e = 0; e < elastic->numElements() && eligible; ++e) {
       const Material& m = elastic->material(e);
       eligible = usesDefaultApproximateTangent(m);
       const LameParameters lame = m.modelParameters();
-      fast_mu_[e] = std::max(lame.mu, 0.0);  // clamped as pbngApproximateTangent does
-      fast_lambda_[e] = std::max(lame.lambda, 0.0);
+      FastElement& fast = fast_elements_[e];
+      fast.block_mu = std::max(lame.mu, 0.0);  // clamped as pbngApproximateTangent does
+      fast.block_lambda = std::max(lame.lambda, 0.0);
       // fixed_corotated's modelParameters() are the (mu, lambda) of its formula (material.hpp).
-      fast_corotated_[e] = m.name() == "fixed_corotated";
-      fast_lame_[e] = lame;
+      fast.mu = lame.mu;
+      fast.lambda = lame.lambda;
+      fast.corotated = m.name() == "fixed_corotated";
+      if (!keep) fast.rotation.setIdentity();
     }
     if (eligible) {
       fast_elastic_ = elastic;
@@ -157,15 +160,18 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
   }
   // The per-element rotations survive a rebuild for new contacts (same problem, same term).
   const bool warm = fast_elastic_ && options_.rotation == PbngOptions::Rotation::kWarmStart &&
-                    std::find(fast_corotated_.begin(), fast_corotated_.end(), 1) != fast_corotated_.end();
-  if (!warm) {
-    rotations_.clear();
-    rotations_ready_ = false;
-  } else if (!(incremental && same_problem && fast_elastic_ == previous_fast &&
-               rotations_.size() == static_cast<size_t>(fast_elastic_->numElements()))) {
-    rotations_.assign(fast_elastic_->numElements(), Mat3::Identity());
-    rotations_ready_ = false;
-  }
+                    std::any_of(fast_elements_.begin(), fast_elements_.end(),
+                                [](const FastElement& fast) { return fast.corotated; });
+  const bool kept = incremental && same_problem && fast_elastic_ == previous_fast && warm_rotations_;
+  warm_rotations_ = warm;
+  if (!warm || !kept) rotations_ready_ = false;
+}
+
+std::vector<Mat3> PbngSolver::elementRotations() const {
+  std::vector<Mat3> rotations;
+  if (!warm_rotations_) return rotations;
+  for (const FastElement& fast : fast_elements_) rotations.push_back(fast.rotation);
+  return rotations;
 }
 
 void PbngSolver::startRotations(const Positions& x) {
@@ -173,12 +179,12 @@ void PbngSolver::startRotations(const Positions& x) {
   const int count = elastic.numElements();
 #pragma omp parallel for schedule(static) if (worthThreads(count))
   for (int e = 0; e < count; ++e) {
-    if (!fast_corotated_[e]) continue;
+    if (!fast_elements_[e].corotated) continue;
     const int* nodes = elastic.elementNodes(e);
     const auto G = elastic.shapeGradients<4>(e, 0);
     Mat3 F = x.segment<3>(3 * nodes[0]) * G.row(0);
     for (int a = 1; a < 4; ++a) F.noalias() += x.segment<3>(3 * nodes[a]) * G.row(a);
-    rotations_[e] = polarRotation(F);
+    fast_elements_[e].rotation = polarRotation(F);
   }
   rotations_ready_ = true;
 }
@@ -198,7 +204,7 @@ void PbngSolver::beginStep(const StepObjective& objective, Positions& x) {
                                                                       : objective.previousPositions();
   objective.applyBoundary(x);
   projectAllOntoColliders(x);  // §7.2: penetrating vertices onto the surface before the step
-  if (!rotations_.empty() && !rotations_ready_) startRotations(x);
+  if (warm_rotations_ && !rotations_ready_) startRotations(x);
 }
 
 void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block) const {
@@ -206,7 +212,7 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
   nodeSystem(node, x, gradient, block, nullptr, fallbacks);
 }
 
-void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, Mat3* rotations,
+void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, FastElement* warm,
                             int& fallbacks) const {
   gradient.setZero();
   block.setZero();
@@ -222,19 +228,20 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
       for (int a = 1; a < 4; ++a) F.noalias() += x.segment<3>(3 * nodes[a]) * G.row(a);
       const Mat3 C = cofactor(F);
       Mat3 P;
-      if (fast_corotated_[e]) {
+      const FastElement& fast = fast_elements_[e];
+      if (fast.corotated) {
         // The model's stress with the element's rotation: warm-started (the sweep) or the SVD's.
         Mat3 R;
-        if (!rotations) {
+        if (!warm) {
           R = polarRotation(F);
-        } else if (warmStartedPolarRotation(F, rotations[e], R)) {
-          rotations[e] = R;
+        } else if (warmStartedPolarRotation(F, fast.rotation, R)) {
+          warm[e].rotation = R;
         } else {
           R = polarRotation(F);
-          rotations[e] = R;
+          warm[e].rotation = R;
           ++fallbacks;
         }
-        P = fixedCorotatedStress(fast_lame_[e].mu, fast_lame_[e].lambda, F, R, C);
+        P = fixedCorotatedStress(fast.mu, fast.lambda, F, R, C);
       } else {
         elastic.material(e).evaluate(F, elastic.pointData(e, time_), nullptr, &P, nullptr);
       }
@@ -242,8 +249,8 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
       const Vec3 g = G.row(entry.local).transpose();
       gradient.noalias() += V * (P * g);
       const Vec3 c = C * g;
-      block.noalias() += (V * fast_lambda_[e]) * (c * c.transpose());
-      block.diagonal().array() += V * 2.0 * fast_mu_[e] * g.squaredNorm();
+      block.noalias() += (V * fast.block_lambda) * (c * c.transpose());
+      block.diagonal().array() += V * 2.0 * fast.block_mu * g.squaredNorm();
     } else {
       terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, gradient,
                                        block);
@@ -265,10 +272,10 @@ Vec3 PbngSolver::nodeStep(int node, const Positions& x) const {
   return nodeStep(node, x, nullptr, fallbacks);
 }
 
-Vec3 PbngSolver::nodeStep(int node, const Positions& x, Mat3* rotations, int& fallbacks) const {
+Vec3 PbngSolver::nodeStep(int node, const Positions& x, FastElement* warm, int& fallbacks) const {
   Vec3 g;
   Mat3 A;
-  nodeSystem(node, x, g, A, rotations, fallbacks);
+  nodeSystem(node, x, g, A, warm, fallbacks);
   const unsigned char mask = fixed_mask_[node];
   if (mask) {
     // Only the free components move: the prescribed rows and columns become the identity.
@@ -330,8 +337,8 @@ void PbngSolver::projectAllOntoColliders(Positions& x) const {
   for (int i = 0; i < n; ++i) projectOntoColliders(i, x);
 }
 
-void PbngSolver::updateNode(int node, Positions& x, double& largest, Mat3* rotations, int& fallbacks) const {
-  const Vec3 dx = nodeStep(node, x, rotations, fallbacks);
+void PbngSolver::updateNode(int node, Positions& x, double& largest, FastElement* warm, int& fallbacks) const {
+  const Vec3 dx = nodeStep(node, x, warm, fallbacks);
   const Vec3 before = x.segment<3>(3 * node);
   x.segment<3>(3 * node) += dx;  // eq. 28
   projectOntoColliders(node, x);  // §7.2
@@ -343,12 +350,12 @@ double PbngSolver::sweep(Positions& x) {
   int fallbacks = 0;
   // The per-element rotations (warm start), written here only: a color's nodes share no
   // element, so each element's rotation has one writer per color.
-  Mat3* rotations = rotations_.empty() ? nullptr : rotations_.data();
+  FastElement* warm = warm_rotations_ ? fast_elements_.data() : nullptr;
 #pragma omp parallel reduction(max : largest) reduction(+ : fallbacks) if (worthThreads(x.size() / 3))
   for (const std::vector<int>& group : sweep_groups_) {
     const int count = static_cast<int>(group.size());
 #pragma omp for schedule(static)
-    for (int k = 0; k < count; ++k) updateNode(group[k], x, largest, rotations, fallbacks);
+    for (int k = 0; k < count; ++k) updateNode(group[k], x, largest, warm, fallbacks);
   }
   rotation_fallbacks_ += fallbacks;
   return largest;

@@ -127,7 +127,7 @@ class PbngSolver : public Solver {
   void nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block) const;
   // The per-element rotations of the fixed corotated fast path (empty when it is off), and
   // how many warm-started updates fell back to the SVD since setup().
-  const std::vector<Mat3>& elementRotations() const { return rotations_; }
+  std::vector<Mat3> elementRotations() const;
   long long rotationFallbacks() const { return rotation_fallbacks_; }
 
   // The node coloring (every node of the problem; nodes of one color share no stencil of any
@@ -139,6 +139,13 @@ class PbngSolver : public Solver {
   int tableBuilds() const { return table_builds_; }
 
  private:
+  // The fast path's per-element data, one record per element (one or two cache lines a visit).
+  struct FastElement {
+    Mat3 rotation;                // the warm-started R (kWarmStart and corotated; else unused)
+    double block_mu, block_lambda;  // eq. 32's mu and lambda, clamped at 0
+    double mu, lambda;            // the model's own (the corotated stress)
+    bool corotated;               // fixed corotated: P from a rotation
+  };
   struct Entry {
     int term;     // index in terms_
     int stencil;  // stencil of that term
@@ -150,14 +157,15 @@ class PbngSolver : public Solver {
   void buildTable(const Problem& problem, const std::vector<std::shared_ptr<const EnergyTerm>>& terms,
                   bool incremental);
   bool sameStencils(const std::vector<std::shared_ptr<const EnergyTerm>>& terms) const;
-  // The node's system; rotations = null: R from the SVD (the definition); otherwise the
-  // per-element rotations, updated in place (warm start), counting SVD fallbacks.
-  void nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, Mat3* rotations,
+  // The node's system; warm = null: R from the SVD (the definition); otherwise warm is
+  // fast_elements_.data(), whose rotations are read and updated in place (sweep() only),
+  // counting SVD fallbacks.
+  void nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, FastElement* warm,
                   int& fallbacks) const;
-  Vec3 nodeStep(int node, const Positions& x, Mat3* rotations, int& fallbacks) const;
+  Vec3 nodeStep(int node, const Positions& x, FastElement* warm, int& fallbacks) const;
   // Sets every fast-path element's rotation to polarRotation(F(x)) (SVD).
   void startRotations(const Positions& x);
-  void updateNode(int node, Positions& x, double& largest, Mat3* rotations, int& fallbacks) const;
+  void updateNode(int node, Positions& x, double& largest, FastElement* warm, int& fallbacks) const;
   void projectOntoColliders(int node, Positions& x) const;
   void projectAllOntoColliders(Positions& x) const;
 
@@ -172,13 +180,11 @@ class PbngSolver : public Solver {
   std::vector<unsigned char> fixed_mask_;       // per node: bit d = DOF d prescribed
   const ElasticEnergy* fast_elastic_ = nullptr;  // the tet4 isotropic fast path's term, or null
   int fast_term_ = -1;
-  std::vector<double> fast_mu_, fast_lambda_;    // per element (fast path), clamped at 0 (eq. 32)
-  // Per element: fixed corotated (the stress from a rotation), its unclamped (mu, lambda), and
-  // its rotation (Rotation::kWarmStart; empty otherwise). rotations_ready_: set by the SVD
-  // for this table (false after a table build for another problem or elastic term).
-  std::vector<unsigned char> fast_corotated_;
-  std::vector<LameParameters> fast_lame_;
-  std::vector<Mat3> rotations_;
+  std::vector<FastElement> fast_elements_;      // per element of the fast term
+  // Rotation::kWarmStart with a fixed corotated element in the fast term; rotations_ready_:
+  // the rotations were set by the SVD for this table (false after a table build for another
+  // problem or elastic term).
+  bool warm_rotations_ = false;
   bool rotations_ready_ = false;
   long long rotation_fallbacks_ = 0;
   int table_builds_ = 0;
