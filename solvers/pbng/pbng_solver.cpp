@@ -226,8 +226,8 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
       const auto G = elastic.shapeGradients<4>(e, 0);
       Mat3 F = x.segment<3>(3 * nodes[0]) * G.row(0);
       for (int a = 1; a < 4; ++a) F.noalias() += x.segment<3>(3 * nodes[a]) * G.row(a);
-      const Mat3 C = cofactor(F);
       Mat3 P;
+      Mat3 C;  // cof F, formed after the calls below (kept out of the stack across them)
       const FastElement& fast = fast_elements_[e];
       if (fast.corotated) {
         // The model's stress with the element's rotation: warm-started (the sweep) or the SVD's.
@@ -241,9 +241,11 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
           warm[e].rotation = R;
           ++fallbacks;
         }
+        C = cofactor(F);
         P = fixedCorotatedStress(fast.mu, fast.lambda, F, R, C);
       } else {
         elastic.material(e).evaluate(F, elastic.pointData(e, time_), nullptr, &P, nullptr);
+        C = cofactor(F);
       }
       const double V = elastic.quadratureVolume(e, 0);
       const Vec3 g = G.row(entry.local).transpose();
