@@ -1,7 +1,8 @@
 // Time per PBNG iteration (one nonlinear Gauss-Seidel sweep over every free node, node colors in
 // parallel; PBNG §7, §10) with fixed corotated on the Res 16 and Res 32 boxes (unit cube, N
 // nodes per side, five tets per cell), x-min clamped, gravity, E = 1000, nu = 0.3, rho = 10,
-// backward Euler dt = 0.01 (the PBNG Table 1 dropping box; PXPBD §5.2). Set-up (node table,
+// backward Euler dt = 0.01 (the PBNG Table 1 dropping box; PXPBD §5.2); the warm-started
+// rotation (default) and the SVD at every visit (…Svd). Set-up (node table,
 // coloring) and the yardstick are outside the timed region. Run in Release:
 //   OMP_NUM_THREADS=2 ./build/benchmarks/bench_pbng --benchmark_out=bench.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
@@ -27,10 +28,12 @@ const Problem& boxFor(int res) {
   return *slot;
 }
 
-void BM_PbngSweepCorotated(benchmark::State& state) {
+void sweepCorotated(benchmark::State& state, PbngOptions::Rotation rotation) {
   const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
   const Problem& problem = boxFor(static_cast<int>(state.range(0)));
-  PbngSolver solver;
+  PbngOptions options;
+  options.rotation = rotation;
+  PbngSolver solver(options);
   solver.setup(problem);
   const State start = initialState(problem);
   const StepObjective objective(problem, start.x, start.v, 0);
@@ -51,13 +54,22 @@ void BM_PbngSweepCorotated(benchmark::State& state) {
   state.counters["vertices"] = problem.numNodes();
   state.counters["tets"] = problem.mesh.numElements();
   state.counters["colors"] = solver.numColors();
+  // SVD fallbacks of the warm-started rotation per sweep (of 4 x tets element visits).
+  state.counters["fallbacks"] = benchmark::Counter(static_cast<double>(solver.rotationFallbacks()),
+                                                   benchmark::Counter::kAvgIterations);
   state.counters["ns_per_node"] = benchmark::Counter(static_cast<double>(problem.numNodes()),
                                                      benchmark::Counter::kIsIterationInvariantRate |
                                                          benchmark::Counter::kInvert);
   if (!x.allFinite()) state.SkipWithError("positions became non-finite");
 }
 
+// The default: the per-element rotation warm-started by one Newton step (pbng_solver.hpp).
+void BM_PbngSweepCorotated(benchmark::State& state) { sweepCorotated(state, PbngOptions::Rotation::kWarmStart); }
+// The SVD at every element visit ("rotation": "svd"; the path before the warm start).
+void BM_PbngSweepCorotatedSvd(benchmark::State& state) { sweepCorotated(state, PbngOptions::Rotation::kSvd); }
+
 BENCHMARK(BM_PbngSweepCorotated)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PbngSweepCorotatedSvd)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace pbdlab

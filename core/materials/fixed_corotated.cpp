@@ -2,7 +2,8 @@
 //   Psi = mu |F - R|_F^2 + lambda/2 (J - 1)^2,  P = 2 mu (F - R) + lambda (J - 1) cof(F),
 //   dP/dF = 2 mu (I - dR/dF) + lambda vec(cof) vec(cof)^T + lambda (J - 1) d cof/dF.
 // R is the rotation of the inversion-safe SVD (polar_svd.hpp); dP/dF does not exist where
-// sigma_2 + sigma_3 = 0. Psi(I) = 0 and P(I) = 0 without any shift.
+// sigma_2 + sigma_3 = 0. Psi(I) = 0 and P(I) = 0 without any shift. P given R is
+// fixedCorotatedStress (fixed_corotated.hpp), shared with PBNG's warm-started fast path.
 // Split "pxpbd" (PXPBD eq. 3-5): mu * |F - R|^2 + lambda * (J - 1)^2 / 2, constant 0.
 #include <cmath>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <Eigen/LU>
 
 #include "core/material.hpp"
+#include "core/materials/fixed_corotated.hpp"
 #include "core/materials/model_kernels.hpp"
 #include "core/materials/polar_svd.hpp"
 
@@ -26,7 +28,7 @@ void fixedCorotatedEvaluate(double mu, double lambda, const Mat3& F, double* psi
   const RotationVariantSvd svd = rotationVariantSvd(F);  // the one SVD of this call
   if (psi) *psi = mu * (svd.sigma.array() - 1.0).square().sum() + 0.5 * lambda * Jm1 * Jm1;
   const Mat3 C = cofactor(F);
-  if (P) *P = 2.0 * mu * (F - polarRotation(svd)) + (lambda * Jm1) * C;
+  if (P) *P = fixedCorotatedStress(mu, lambda, F, polarRotation(svd), C);
   if (dPdF) {
     Mat9& K = *dPdF;
     const Vec9 g = flatten(C);

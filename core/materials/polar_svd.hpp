@@ -24,6 +24,98 @@ Vec3 rotationVariantSingularValues(const Mat3& F);
 inline Mat3 polarRotation(const RotationVariantSvd& svd) { return svd.U * svd.V.transpose(); }
 Mat3 polarRotation(const Mat3& F);
 
+// Warm-started polar rotation: one Newton step on R = R0 exp([w]) towards the maximizer of
+// tr(R^T F) over rotations, from a previous rotation R0 (PBNG's per-element rotation,
+// solvers/pbng). The maximizer is polarRotation(F) for every F off the jump set (see
+// polarRotationDerivative): with the rotation-variant SVD, tr(R^T F) <= sigma_1 + sigma_2 +
+// sigma_3 with equality at U V^T only (von Neumann's trace inequality with det R = +1), for
+// det F < 0 too. Derivation, S = R0^T F, [w] the cross-product matrix of w:
+//   tr((R0 exp[w])^T F) = tr(exp(-[w]) S) = tr S - tr([w] S) + tr([w]^2 S) / 2 + O(|w|^3),
+//   -tr([w] S) = w . b with b = axial(S - S^T) = (S32 - S23, S13 - S31, S21 - S12), and
+//   [w]^2 = w w^T - |w|^2 I gives tr([w]^2 S) = -w^T (tr(S) I - sym(S)) w.
+// The quadratic model's maximizer (the Newton step for the stationarity condition
+// skew(R^T F) = 0) solves
+//   H w = b,  H = tr(S) I - sym(S).
+// At the maximizer R* S = R*^T F = V diag(sigma) V^T and H has the eigenvalues
+// sigma_2 + sigma_3, sigma_1 + sigma_3, sigma_1 + sigma_2 (> 0 off the jump set), so near R*
+// the step converges quadratically, in fact cubically: the pulled-back function's third-order
+// term, -|w|^2 (w . b) / 6, is proportional to b, which vanishes at the maximizer (measured
+// e_1 <= 0.5 e_0^3 for sigma_2 + sigma_3 >= 0.3). R = R0 exp([w]) by Rodrigues' formula, then one Bjorck
+// step R <- R (3 I - R^T R) / 2 so that R is orthonormal to round-off however many steps were
+// chained (R0's own deviation delta becomes O(delta^2)).
+// Returns false, R unspecified, when H is not positive definite (R0 far from the maximizer:
+// e.g. rotated by 90 degrees or more from it, or F near the jump set or of rank <= 1), when
+// |w| > kWarmStartMaxAngle (one step from that far is not trusted: from R0 = R* exp([v]) at
+// F = I the step leaves |v| - tan|v| of error, 4% of |v| at 0.35 rad), or for non-finite
+// input; the caller then takes polarRotation(F). Where it returns true, R is within
+// O(|R0 - R*|^3) of polarRotation(F) near R* (tests/core/test_polar_svd.cpp: WarmStarted*).
+// It agrees with polarRotation(F) on {sigma_2 + sigma_3 > 0} (every det F > 0, and inverted F
+// off the jump set: the same rotation-variant R, the maximizer, not a reflection) when R0 is
+// near enough; the basin shrinks with sigma_2 + sigma_3 (H's smallest eigenvalue there).
+constexpr double kWarmStartMaxAngle = 0.5;
+// (Inline: PBNG calls it at every element visit; a call spills the caller's 3x3 matrices.)
+inline bool warmStartedPolarRotation(const Mat3& F, const Mat3& R0, Mat3& R) {
+  // The derivation is in the header: H w = b, H = tr(S) I - sym(S), b = axial(S - S^T).
+  const Mat3 S = R0.transpose() * F;
+  const double t = S.trace();
+  const double h00 = t - S(0, 0), h11 = t - S(1, 1), h22 = t - S(2, 2);
+  const double h01 = -0.5 * (S(0, 1) + S(1, 0)), h02 = -0.5 * (S(0, 2) + S(2, 0)),
+               h12 = -0.5 * (S(1, 2) + S(2, 1));
+  const double b0 = S(2, 1) - S(1, 2), b1 = S(0, 2) - S(2, 0), b2 = S(1, 0) - S(0, 1);
+  // w = adj(H) b / det H (one division). H is positive definite exactly when its leading
+  // minors h00, h00 h11 - h01^2 and det H are > 0 (Sylvester; written so that NaN fails).
+  const double a00 = h11 * h22 - h12 * h12, a01 = h02 * h12 - h01 * h22, a02 = h01 * h12 - h02 * h11;
+  const double a11 = h00 * h22 - h02 * h02, a12 = h01 * h02 - h00 * h12, a22 = h00 * h11 - h01 * h01;
+  const double det = h00 * a00 + h01 * a01 + h02 * a02;
+  if (!(h00 > 0.0 && a22 > 0.0 && det > 0.0)) return false;
+  const double v0 = a00 * b0 + a01 * b1 + a02 * b2;
+  const double v1 = a01 * b0 + a11 * b1 + a12 * b2;
+  const double v2 = a02 * b0 + a12 * b1 + a22 * b2;
+  // |w| = |v| / det <= kWarmStartMaxAngle, checked before dividing.
+  if (!(v0 * v0 + v1 * v1 + v2 * v2 <= (kWarmStartMaxAngle * det) * (kWarmStartMaxAngle * det))) return false;
+  const double inv = 1.0 / det;
+  const double w0 = v0 * inv, w1 = v1 * inv, w2 = v2 * inv;
+  // Rodrigues: exp([w]) = I + a [w] + c [w]^2, a = sin(theta) / theta, c = (1 - cos(theta)) /
+  // theta^2, by their Taylor series in x = theta^2: for theta <= 0.5 the first omitted terms
+  // are theta^14 / 15! < 1e-16 and theta^14 / 16!, and for theta <= 0.01 (x <= 1e-4: PBNG's
+  // steps between two visits) after x^2: theta^6 / 7! < 2e-16 and theta^6 / 8! (no sin or cos
+  // calls, no cancellation at 0; the coefficients are constants, so no division either).
+  const double x = w0 * w0 + w1 * w1 + w2 * w2;
+  constexpr double s1 = -1.0 / 6.0, s2 = 1.0 / 120.0, s3 = -1.0 / 5040.0, s4 = 1.0 / 362880.0,
+                   s5 = -1.0 / 39916800.0, s6 = 1.0 / 6227020800.0;
+  constexpr double c1 = -1.0 / 24.0, c2 = 1.0 / 720.0, c3 = -1.0 / 40320.0, c4 = 1.0 / 3628800.0,
+                   c5 = -1.0 / 479001600.0, c6 = 1.0 / 87178291200.0;
+  double a, c;
+  if (x <= 1e-4) {
+    a = 1.0 + x * (s1 + x * s2);
+    c = 0.5 + x * (c1 + x * c2);
+  } else {
+    a = 1.0 + x * (s1 + x * (s2 + x * (s3 + x * (s4 + x * (s5 + x * s6)))));
+    c = 0.5 + x * (c1 + x * (c2 + x * (c3 + x * (c4 + x * (c5 + x * c6)))));
+  }
+  Mat3 E;
+  E(0, 0) = 1.0 - c * (w1 * w1 + w2 * w2);
+  E(1, 1) = 1.0 - c * (w0 * w0 + w2 * w2);
+  E(2, 2) = 1.0 - c * (w0 * w0 + w1 * w1);
+  E(0, 1) = c * w0 * w1 - a * w2;
+  E(1, 0) = c * w0 * w1 + a * w2;
+  E(0, 2) = c * w0 * w2 + a * w1;
+  E(2, 0) = c * w0 * w2 - a * w1;
+  E(1, 2) = c * w1 * w2 - a * w0;
+  E(2, 1) = c * w1 * w2 + a * w0;
+  const Mat3 Q = R0 * E;
+  // One Bjorck step: R = Q (3 I - Q^T Q) / 2 = Q G, the symmetric Q^T Q by its six products.
+  Mat3 G;
+  G(0, 0) = 1.5 - 0.5 * Q.col(0).squaredNorm();
+  G(1, 1) = 1.5 - 0.5 * Q.col(1).squaredNorm();
+  G(2, 2) = 1.5 - 0.5 * Q.col(2).squaredNorm();
+  G(0, 1) = G(1, 0) = -0.5 * Q.col(0).dot(Q.col(1));
+  G(0, 2) = G(2, 0) = -0.5 * Q.col(0).dot(Q.col(2));
+  G(1, 2) = G(2, 1) = -0.5 * Q.col(1).dot(Q.col(2));
+  R.noalias() = Q * G;
+  return true;
+}
+
 // dR/dF as a 9x9 in the vec ordering of types.hpp. With M = U^T dF V, dR = U W V^T where W is
 // skew with W_ij = (M_ij - M_ji) / (sigma_i + sigma_j), hence (symmetric)
 //   dR/dF = sum_{i<j} vec(T_ij) vec(T_ij)^T / (sigma_i + sigma_j),  T_ij = u_i v_j^T - u_j v_i^T.

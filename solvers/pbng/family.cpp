@@ -19,10 +19,13 @@ namespace {
 //       x^n for quasistatic) or "previous" (x^n with the boundary values);
 //   "contact_step": how a node in contact with a kinematic collider slides (§7.2):
 //       "tangent_newton" (default: its Newton step restricted to the tangent plane) or "paper"
-//       (the paper's tangential projection of the unconstrained step; stalls, pbng_solver.hpp).
+//       (the paper's tangential projection of the unconstrained step; stalls, pbng_solver.hpp);
+//   "rotation": the fixed corotated P1 fast path's rotation: "warm_start" (default: one Newton
+//       step from the element's previous rotation, the SVD as the fallback) or "svd" (the SVD
+//       at every visit).
 std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
   in.object(options, field);
-  in.onlyKeys(options, field, {"omega", "chebyshev_rho", "chebyshev_gamma", "initial_guess", "contact_step"}, "of solver 'pbng'");
+  in.onlyKeys(options, field, {"omega", "chebyshev_rho", "chebyshev_gamma", "initial_guess", "contact_step", "rotation"}, "of solver 'pbng'");
   PbngOptions pbng;
   // A number in (0, 2).
   const auto below_two = [&](const char* key) {
@@ -55,6 +58,10 @@ std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader
         options["contact_step"], jsonPointerChild(field, "contact_step"),
         {{"tangent_newton", PbngOptions::ContactStep::kTangentNewton}, {"paper", PbngOptions::ContactStep::kPaper}},
         "contact step");
+  if (options.contains("rotation"))
+    pbng.rotation = in.enumOf<PbngOptions::Rotation>(
+        options["rotation"], jsonPointerChild(field, "rotation"),
+        {{"warm_start", PbngOptions::Rotation::kWarmStart}, {"svd", PbngOptions::Rotation::kSvd}}, "rotation");
   return std::make_unique<PbngSolver>(pbng);
 }
 

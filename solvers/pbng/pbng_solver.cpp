@@ -7,6 +7,7 @@
 
 #include "core/collider_term.hpp"
 #include "core/elastic_energy.hpp"
+#include "core/materials/fixed_corotated.hpp"
 #include "core/materials/polar_svd.hpp"
 #include "core/thread_settings.hpp"
 
@@ -36,7 +37,10 @@ std::vector<std::shared_ptr<const EnergyTerm>> PbngSolver::visitedTerms(
   return visited;
 }
 
-void PbngSolver::setup(const Problem& problem) { buildTable(problem, visitedTerms(problem.terms()), false); }
+void PbngSolver::setup(const Problem& problem) {
+  rotation_fallbacks_ = 0;
+  buildTable(problem, visitedTerms(problem.terms()), false);
+}
 
 std::vector<StencilSet> PbngSolver::stencilSets() const {
   std::vector<StencilSet> sets;
@@ -122,6 +126,7 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
   // The fast path of the elastic term: P1 tetrahedra (one point), 3D, materials with the default
   // eq. 32 tangent. Then the block is V (2 mu |g|^2 I + lambda c c^T), c = cof(F) g, g = dN_i/dX,
   // without the 9x9 tangent; otherwise addNodeBlock (same values, the generic kernel).
+  const ElasticEnergy* previous_fast = fast_elastic_;
   fast_elastic_ = nullptr;
   fast_term_ = -1;
   for (size_t k = 0; k < terms_.size(); ++k) {
@@ -130,14 +135,22 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
         elastic->quadraturePointsPerElement() != 1)
       continue;
     bool eligible = true;
-    fast_mu_.assign(elastic->numElements(), 0.0);
-    fast_lambda_.assign(elastic->numElements(), 0.0);
+    // Kept when the same elastic term is rebuilt for new contacts (its rotations carry over).
+    const bool keep = incremental && same_problem && elastic == previous_fast &&
+                      fast_elements_.size() == static_cast<size_t>(elastic->numElements());
+    if (!keep) fast_elements_.assign(elastic->numElements(), {});
     for (int e = 0; e < elastic->numElements() && eligible; ++e) {
       const Material& m = elastic->material(e);
       eligible = usesDefaultApproximateTangent(m);
       const LameParameters lame = m.modelParameters();
-      fast_mu_[e] = std::max(lame.mu, 0.0);  // clamped as pbngApproximateTangent does
-      fast_lambda_[e] = std::max(lame.lambda, 0.0);
+      FastElement& fast = fast_elements_[e];
+      fast.block_mu = std::max(lame.mu, 0.0);  // clamped as pbngApproximateTangent does
+      fast.block_lambda = std::max(lame.lambda, 0.0);
+      // fixed_corotated's modelParameters() are the (mu, lambda) of its formula (material.hpp).
+      fast.mu = lame.mu;
+      fast.lambda = lame.lambda;
+      fast.corotated = m.name() == "fixed_corotated";
+      if (!keep) fast.rotation.setIdentity();
     }
     if (eligible) {
       fast_elastic_ = elastic;
@@ -145,6 +158,35 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
     }
     break;
   }
+  // The per-element rotations survive a rebuild for new contacts (same problem, same term).
+  const bool warm = fast_elastic_ && options_.rotation == PbngOptions::Rotation::kWarmStart &&
+                    std::any_of(fast_elements_.begin(), fast_elements_.end(),
+                                [](const FastElement& fast) { return fast.corotated; });
+  const bool kept = incremental && same_problem && fast_elastic_ == previous_fast && warm_rotations_;
+  warm_rotations_ = warm;
+  if (!warm || !kept) rotations_ready_ = false;
+}
+
+std::vector<Mat3> PbngSolver::elementRotations() const {
+  std::vector<Mat3> rotations;
+  if (!warm_rotations_) return rotations;
+  for (const FastElement& fast : fast_elements_) rotations.push_back(fast.rotation);
+  return rotations;
+}
+
+void PbngSolver::startRotations(const Positions& x) {
+  const ElasticEnergy& elastic = *fast_elastic_;
+  const int count = elastic.numElements();
+#pragma omp parallel for schedule(static) if (worthThreads(count))
+  for (int e = 0; e < count; ++e) {
+    if (!fast_elements_[e].corotated) continue;
+    const int* nodes = elastic.elementNodes(e);
+    const auto G = elastic.shapeGradients<4>(e, 0);
+    Mat3 F = x.segment<3>(3 * nodes[0]) * G.row(0);
+    for (int a = 1; a < 4; ++a) F.noalias() += x.segment<3>(3 * nodes[a]) * G.row(a);
+    fast_elements_[e].rotation = polarRotation(F);
+  }
+  rotations_ready_ = true;
 }
 
 void PbngSolver::beginStep(const StepObjective& objective, Positions& x) {
@@ -162,9 +204,16 @@ void PbngSolver::beginStep(const StepObjective& objective, Positions& x) {
                                                                       : objective.previousPositions();
   objective.applyBoundary(x);
   projectAllOntoColliders(x);  // §7.2: penetrating vertices onto the surface before the step
+  if (warm_rotations_ && !rotations_ready_) startRotations(x);
 }
 
 void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block) const {
+  int fallbacks = 0;
+  nodeSystem(node, x, gradient, block, nullptr, fallbacks);
+}
+
+void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, FastElement* warm,
+                            int& fallbacks) const {
   gradient.setZero();
   block.setZero();
   for (int p = entry_start_[node]; p < entry_start_[node + 1]; ++p) {
@@ -178,13 +227,32 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
       Mat3 F = x.segment<3>(3 * nodes[0]) * G.row(0);
       for (int a = 1; a < 4; ++a) F.noalias() += x.segment<3>(3 * nodes[a]) * G.row(a);
       Mat3 P;
-      elastic.material(e).evaluate(F, elastic.pointData(e, time_), nullptr, &P, nullptr);
+      Mat3 C;  // cof F, formed after the calls below (kept out of the stack across them)
+      const FastElement& fast = fast_elements_[e];
+      if (fast.corotated) {
+        // The model's stress with the element's rotation: warm-started (the sweep) or the SVD's.
+        Mat3 R;
+        if (!warm) {
+          R = polarRotation(F);
+        } else if (warmStartedPolarRotation(F, fast.rotation, R)) {
+          warm[e].rotation = R;
+        } else {
+          R = polarRotation(F);
+          warm[e].rotation = R;
+          ++fallbacks;
+        }
+        C = cofactor(F);
+        P = fixedCorotatedStress(fast.mu, fast.lambda, F, R, C);
+      } else {
+        elastic.material(e).evaluate(F, elastic.pointData(e, time_), nullptr, &P, nullptr);
+        C = cofactor(F);
+      }
       const double V = elastic.quadratureVolume(e, 0);
       const Vec3 g = G.row(entry.local).transpose();
       gradient.noalias() += V * (P * g);
-      const Vec3 c = cofactor(F) * g;
-      block.noalias() += (V * fast_lambda_[e]) * (c * c.transpose());
-      block.diagonal().array() += V * 2.0 * fast_mu_[e] * g.squaredNorm();
+      const Vec3 c = C * g;
+      block.noalias() += (V * fast.block_lambda) * (c * c.transpose());
+      block.diagonal().array() += V * 2.0 * fast.block_mu * g.squaredNorm();
     } else {
       terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, gradient,
                                        block);
@@ -202,9 +270,14 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
 }
 
 Vec3 PbngSolver::nodeStep(int node, const Positions& x) const {
+  int fallbacks = 0;
+  return nodeStep(node, x, nullptr, fallbacks);
+}
+
+Vec3 PbngSolver::nodeStep(int node, const Positions& x, FastElement* warm, int& fallbacks) const {
   Vec3 g;
   Mat3 A;
-  nodeSystem(node, x, g, A);
+  nodeSystem(node, x, g, A, warm, fallbacks);
   const unsigned char mask = fixed_mask_[node];
   if (mask) {
     // Only the free components move: the prescribed rows and columns become the identity.
@@ -266,8 +339,8 @@ void PbngSolver::projectAllOntoColliders(Positions& x) const {
   for (int i = 0; i < n; ++i) projectOntoColliders(i, x);
 }
 
-void PbngSolver::updateNode(int node, Positions& x, double& largest) const {
-  const Vec3 dx = nodeStep(node, x);
+void PbngSolver::updateNode(int node, Positions& x, double& largest, FastElement* warm, int& fallbacks) const {
+  const Vec3 dx = nodeStep(node, x, warm, fallbacks);
   const Vec3 before = x.segment<3>(3 * node);
   x.segment<3>(3 * node) += dx;  // eq. 28
   projectOntoColliders(node, x);  // §7.2
@@ -276,12 +349,17 @@ void PbngSolver::updateNode(int node, Positions& x, double& largest) const {
 
 double PbngSolver::sweep(Positions& x) {
   double largest = 0.0;
-#pragma omp parallel reduction(max : largest) if (worthThreads(x.size() / 3))
+  int fallbacks = 0;
+  // The per-element rotations (warm start), written here only: a color's nodes share no
+  // element, so each element's rotation has one writer per color.
+  FastElement* warm = warm_rotations_ ? fast_elements_.data() : nullptr;
+#pragma omp parallel reduction(max : largest) reduction(+ : fallbacks) if (worthThreads(x.size() / 3))
   for (const std::vector<int>& group : sweep_groups_) {
     const int count = static_cast<int>(group.size());
 #pragma omp for schedule(static)
-    for (int k = 0; k < count; ++k) updateNode(group[k], x, largest);
+    for (int k = 0; k < count; ++k) updateNode(group[k], x, largest, warm, fallbacks);
   }
+  rotation_fallbacks_ += fallbacks;
   return largest;
 }
 
