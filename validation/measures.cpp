@@ -1,5 +1,6 @@
 #include "validation/measures.hpp"
 
+#include <Eigen/Geometry>
 #include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
@@ -20,6 +21,15 @@ double deformedVolume(const Problem& problem, const Positions& x) {
 double volumeRatio(const Problem& problem, const Positions& x) {
   if (!problem.hasElasticEnergy()) return NAN;
   return deformedVolume(problem, x) / deformedVolume(problem, problem.mesh.restPositionsFlat());
+}
+
+double restShapeDistance(const Mesh& mesh, const Positions& x) {
+  const int n = mesh.numNodes();
+  const Eigen::Matrix3Xd deformed = Eigen::Map<const Eigen::Matrix3Xd>(x.data(), 3, n);
+  const Eigen::Matrix3Xd rest = mesh.rest_positions.transpose();
+  const Eigen::Matrix4d alignment = Eigen::umeyama(deformed, rest, false);  // maps deformed onto rest
+  const Eigen::Matrix3Xd aligned = (alignment.topLeftCorner<3, 3>() * deformed).colwise() + alignment.topRightCorner<3, 1>();
+  return std::sqrt((aligned - rest).colwise().squaredNorm().mean());
 }
 
 ElementQuality elementQuality(const Problem& problem, const Positions& x, double degenerate_below) {

@@ -14,6 +14,13 @@ double deformedVolume(const Problem& problem, const Positions& x);
 // V(x) / V(X), X the rest positions; NaN without an elastic term.
 double volumeRatio(const Problem& problem, const Positions& x);
 
+// How far x is from the rest shape up to a rigid motion: the root mean square over the nodes of
+// |Q x_i + t - X_i| after the least-squares rigid alignment (Q, t) of x onto the rest positions
+// X (Umeyama's method, Eigen::umeyama without scaling; it minimizes exactly this sum). 0 exactly
+// when x is a rigid motion of X. RMS, not the largest distance: a recovered shape that still
+// rings (thin ears swinging) keeps a large largest distance while its bulk is back.
+double restShapeDistance(const Mesh& mesh, const Positions& x);
+
 // Elements of the elastic term that a converged state can still hold and that a user must be
 // told about (a St. Venant-Kirchhoff bar stretched at nu = 0.49 converges to collapsed
 // elements): inverted, det F <= 0 at some quadrature point; degenerate, not inverted but

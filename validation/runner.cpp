@@ -238,6 +238,8 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
     if (problem.hasElasticEnergy()) {
       const double ratio = deformedVolume(problem, state.x) / rest_volume;
       entry["volume_ratio"] = std::isfinite(ratio) ? nlohmann::json(ratio) : nlohmann::json(nullptr);
+      // Per frame, so that a recovery from inversion has a timeline from one run.
+      entry["inverted_elements"] = elementQuality(problem, state.x).inverted;
     }
     // Reported beside the projected residual; contacts: those the next step's detection finds.
     if (!problem.colliderTerms().empty() || problem.collisionDetector()) {

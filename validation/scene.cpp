@@ -268,6 +268,65 @@ std::vector<NodeSetBinding> parseBindings(const Reader& in, const json& doc, jso
   return bindings;
 }
 
+// "node_sets": [{"name": "plate", "box": {"min": [x, y, z], "max": [x, y, z]}, "body": "b"}]:
+// named sets of the nodes whose rest position lies in a closed axis-aligned box (a clamp by
+// region, e.g. the flat base a curved mesh stands on). "body" names the body of a scene with
+// "bodies" (the set is then "body/name"); a single-body scene has none.
+struct RegionNodeSet {
+  std::string name;
+  std::string body;  // "" for the single-body shorthand
+  Vec3 min, max;
+  std::string field;  // the entry's JSON pointer, for errors found when the mesh exists
+};
+
+std::vector<RegionNodeSet> parseRegionNodeSets(const Reader& in, const json& doc, bool has_bodies, json& out) {
+  const std::string at = "/node_sets";
+  out = json::array();
+  std::vector<RegionNodeSet> sets;
+  if (!doc.contains("node_sets")) return sets;
+  const json& list = in.array(doc["node_sets"], at);
+  for (size_t k = 0; k < list.size(); ++k) {
+    const std::string here = child(at, k);
+    const json& entry = in.object(list[k], here);
+    in.onlyKeys(entry, here, {"name", "box", "body"});
+    RegionNodeSet set;
+    set.field = here;
+    set.name = in.nonEmptyString(in.required(entry, "name", here), here + "/name");
+    if (set.name.find('/') != std::string::npos) in.fail(here + "/name", "must not contain '/'");
+    if (has_bodies) {
+      set.body = in.nonEmptyString(in.required(entry, "body", here), here + "/body");
+    } else if (entry.contains("body")) {
+      in.fail(here + "/body", "applies to scenes with \"bodies\" only");
+    }
+    const json& box = in.object(in.required(entry, "box", here), here + "/box");
+    in.onlyKeys(box, here + "/box", {"min", "max"});
+    set.min = in.vec3(in.required(box, "min", here + "/box"), here + "/box/min");
+    set.max = in.vec3(in.required(box, "max", here + "/box"), here + "/box/max");
+    for (int d = 0; d < 3; ++d)
+      if (!(set.min[d] <= set.max[d]))
+        in.fail(here + "/box", "min must not exceed max in any component (component " + std::to_string(d) + ")");
+    for (const RegionNodeSet& earlier : sets)
+      if (earlier.name == set.name && earlier.body == set.body) in.fail(here + "/name", "repeats the set '" + set.name + "'");
+    json set_out = {{"name", set.name}, {"box", {{"min", toJson(set.min)}, {"max", toJson(set.max)}}}};
+    if (has_bodies) set_out["body"] = set.body;
+    out.push_back(set_out);
+    sets.push_back(set);
+  }
+  return sets;
+}
+
+// Adds a region set to its body's mesh: an existing name or an empty selection is an error.
+void addRegionNodeSet(const Reader& in, const RegionNodeSet& set, Mesh& mesh) {
+  if (mesh.node_sets.count(set.name)) in.fail(set.field + "/name", "'" + set.name + "' is already a node set of the mesh");
+  std::vector<int> nodes;
+  for (int i = 0; i < mesh.numNodes(); ++i) {
+    const Vec3 X = mesh.restPosition(i);
+    if ((X.array() >= set.min.array()).all() && (X.array() <= set.max.array()).all()) nodes.push_back(i);
+  }
+  if (nodes.empty()) in.fail(set.field + "/box", "contains no node of the mesh");
+  mesh.node_sets[set.name] = std::move(nodes);
+}
+
 // "initial_state": {"linear_map": [[3 numbers] x 3 rows], "fixed_point": [x, y, z]}: the
 // state at t = 0 is x0 = p + A (X - p) (the rest shape by default). A must be finite and
 // invertible (a singular map would collapse elements to zero volume, where no model is defined).
@@ -516,7 +575,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   if (!document.is_object()) in.fail("(root)", "a scene must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
               {"name", "description", "mesh", "material", "bodies", "bindings", "colliders", "collisions", "discretization", "gravity", "dirichlet",
-               "time", "solver", "output", "initial_state"});
+               "time", "solver", "output", "initial_state", "node_sets"});
 
   Scene scene;
   scene.path = source;
@@ -581,6 +640,8 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
                                           " for a frame of " + std::to_string(scene.problem.time.substeps) +
                                           " substeps: a per-frame budget needs at least one iteration per substep");
   scene.output = parseOutput(in, document, resolved["output"]);
+  const std::vector<RegionNodeSet> region_sets =
+      parseRegionNodeSets(in, document, !scene.problem.bodies.empty(), resolved["node_sets"]);
 
   if (scene.problem.bodies.empty()) {
     Body body = makeBody(in, "", recipes[0].first, recipes[0].second, scene.problem.material, extras[0]);
@@ -593,6 +654,15 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
     for (size_t b = 0; b < scene.problem.bodies.size(); ++b)
       scene.problem.bodies[b] = makeBody(in, body_names[b], recipes[b].first, recipes[b].second,
                                          scene.problem.bodies[b].material, extras[b]);
+  }
+  for (const RegionNodeSet& set : region_sets) {
+    if (set.body.empty()) {
+      addRegionNodeSet(in, set, scene.problem.bodies.empty() ? scene.problem.mesh : scene.problem.bodies[0].mesh);
+      continue;
+    }
+    const auto body = std::find(body_names.begin(), body_names.end(), set.body);
+    if (body == body_names.end()) in.fail(set.field + "/body", "no body is named '" + set.body + "'");
+    addRegionNodeSet(in, set, scene.problem.bodies[body - body_names.begin()].mesh);
   }
   scene.problem.finalize(source);
   scene.resolved = std::move(resolved);

@@ -35,7 +35,8 @@ const std::vector<std::string> kMetricTypes = {"probe_error",         "final_rel
                                                "volume_ratio_error",  "reference_max_error",
                                                "reference_rms_error", "mesh_reference_max_error",
                                                "mesh_reference_l2_error", "torsion_angle_deviation",
-                                               "max_penetration",     "inverted_elements"};
+                                               "max_penetration",     "inverted_elements",
+                                               "rest_shape_error"};
 
 // One metric of the case file; fields through the shared reader (core/json_reader.hpp).
 // The margin a gate keeps over its measured value (issue: "gates that cannot pass by accident").
@@ -393,6 +394,15 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         // Elements of the final state with det F <= 0 at a quadrature point (summary's final_state).
         value = run.summary["final_state"]["inverted_elements"].get<double>();
         unit = "elements";
+      } else if (metric.type == "rest_shape_error") {
+        // Distance from the rest shape up to a rigid motion (measures.hpp), relative to the
+        // rest mesh's largest bounding-box extent when asked.
+        value = restShapeDistance(problem.mesh, x);
+        if (metric.relative) {
+          const MatX3& X = problem.mesh.rest_positions;
+          value /= (X.colwise().maxCoeff() - X.colwise().minCoeff()).maxCoeff();
+        }
+        unit = metric.relative ? "relative to the largest extent" : "m";
       } else if (metric.type == "volume_ratio_error") {
         // NaN (a failed metric) for a problem without an elastic term (cloth).
         value = std::abs(volumeRatio(problem, x) - metric.expected.value_or(1.0));

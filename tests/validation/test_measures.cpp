@@ -3,6 +3,7 @@
 #include "validation/measures.hpp"
 
 #include <gtest/gtest.h>
+#include <Eigen/Geometry>
 #include <Eigen/LU>
 #include <unistd.h>
 
@@ -52,6 +53,23 @@ TEST(Measures, VolumeOfAnAffineMapIsDetATimesTheRestVolume) {
     // Inversion counts negatively (det F < 0), as the quadrature of det F says.
     EXPECT_NEAR(volumeRatio(problem, affineMap(problem, -Mat3::Identity(), Vec3::Zero())), -1.0, 1e-12);
   }
+}
+
+// The rest-shape distance is zero for any rigid motion and sees a shape change: a stretch of
+// x by 1 + s about the body's centre moves the 8 end nodes (x = 0 and 2) of the 12 by s from
+// the rest shape after the best alignment (RMS s sqrt(2/3)); a mirror image is no rigid motion
+// of the rest shape.
+TEST(Measures, RestShapeDistanceIgnoresRigidMotionsOnly) {
+  const Scene scene = parseScene(solidScene(1), "solid.json");
+  const Problem& problem = scene.problem;
+  const Mat3 rotation = Eigen::AngleAxisd(2.5, Vec3(1, -2, 0.5).normalized()).toRotationMatrix();
+  EXPECT_LT(restShapeDistance(problem.mesh, affineMap(problem, rotation, Vec3(3, -1, 7))), 1e-12);
+  const double s = 0.1;
+  const Mat3 stretch = Vec3(1 + s, 1, 1).asDiagonal();
+  const Positions stretched = affineMap(problem, rotation * stretch, Vec3(-(1 + s) + 1, 0, 0));
+  EXPECT_NEAR(restShapeDistance(problem.mesh, stretched), s * std::sqrt(2.0 / 3.0), 1e-12);
+  const Mat3 mirror = Vec3(1, -1, 1).asDiagonal();
+  EXPECT_GT(restShapeDistance(problem.mesh, affineMap(problem, mirror, Vec3::Zero())), 0.1);
 }
 
 // Inverted (det F <= 0 somewhere) and degenerate (0 < det F < 1e-3) elements are counted; a
@@ -111,7 +129,9 @@ TEST(Measures, SummaryHasEachFramesVolumeRatio) {
   for (const json& step : steps) {
     ASSERT_TRUE(step.contains("volume_ratio"));
     EXPECT_GT(step["volume_ratio"].get<double>(), 1.0);
+    EXPECT_EQ(step["inverted_elements"].get<int>(), 0);
   }
+  EXPECT_EQ(steps.back()["inverted_elements"], result.summary["final_state"]["inverted_elements"]);
   EXPECT_DOUBLE_EQ(steps.back()["volume_ratio"].get<double>(), volumeRatio(scene.problem, result.final_positions));
   fs::remove_all(out);
 }

@@ -187,6 +187,36 @@ TEST(Scene, InitialStateMapsTheRestShapeThenTheBoundary) {
             parseScene(minimalScene(), "rest.json").problem.mesh.restPositionsFlat());
 }
 
+// "node_sets" adds sets by region: the nodes whose rest position lies in a closed box (the
+// base a curved mesh is clamped by); Dirichlet conditions use them like the mesh's own sets.
+TEST(Scene, RegionNodeSetHoldsTheNodesInItsBox) {
+  json document = minimalScene();  // unit cube, 2x2x2 cells: node coordinates 0, 0.5, 1
+  document["node_sets"] = json::parse(R"([{"name": "base", "box": {"min": [-1, -1, -1], "max": [2, 0.6, 0.5]}}])");
+  document["dirichlet"] = json::parse(R"([{"node_set": "base"}])");
+  const Scene scene = parseScene(document, "region.json");
+  EXPECT_EQ(parseScene(scene.resolved, "again.json").resolved, scene.resolved);
+  const Mesh& mesh = scene.problem.mesh;
+  std::vector<int> expected;
+  for (int i = 0; i < mesh.numNodes(); ++i)
+    if (mesh.restPosition(i).y() <= 0.6 && mesh.restPosition(i).z() <= 0.5) expected.push_back(i);
+  EXPECT_EQ(expected.size(), 12u);  // y in {0, 0.5}, z in {0, 0.5}, x in {0, 0.5, 1}
+  EXPECT_EQ(mesh.node_sets.at("base"), expected);
+  for (int i : expected) EXPECT_TRUE(scene.problem.isFixedDof(3 * i + 1)) << "node " << i;
+  EXPECT_EQ(scene.resolved["node_sets"][0]["box"]["max"], json::array({2.0, 0.6, 0.5}));
+  // A scene with bodies names the body; the set becomes "body/name".
+  json two = json::parse(R"({
+    "bodies": [{"name": "a", "mesh": {"type": "box", "cells": [1, 1, 1]},
+                "material": {"model": "neo_hookean", "youngs_modulus": 1e5, "poisson_ratio": 0.3}},
+               {"name": "b", "mesh": {"type": "box", "origin": [2, 0, 0], "cells": [1, 1, 1]},
+                "material": {"model": "neo_hookean", "youngs_modulus": 1e5, "poisson_ratio": 0.3}}],
+    "node_sets": [{"name": "low", "body": "b", "box": {"min": [0, 0, 0], "max": [9, 0, 9]}}],
+    "dirichlet": [{"node_set": "b/low"}],
+    "time": {"dt": 0.5, "steps": 1}
+  })");
+  const Scene bodies = parseScene(two, "bodies.json");
+  EXPECT_EQ(bodies.problem.mesh.node_sets.at("b/low").size(), 4u);
+}
+
 TEST(Scene, FullSceneReadsEveryField) {
   const Scene scene = parseScene(fullScene(), "<inline>");
   EXPECT_EQ(scene.path, "<inline>");
@@ -373,6 +403,19 @@ INSTANTIATE_TEST_SUITE_P(
                 "/initial_state/linear_map"},
         BadCase{"initial_state_unknown_key", kMin, "/initial_state", "{\"linear_map\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"offset\": 1}",
                 "/initial_state/offset"},
+        BadCase{"region_set_empty", kMin, "/node_sets", R"([{"name": "none", "box": {"min": [5, 5, 5], "max": [6, 6, 6]}}])",
+                "/node_sets/0/box"},
+        BadCase{"region_set_min_above_max", kMin, "/node_sets", R"([{"name": "s", "box": {"min": [0, 1, 0], "max": [1, 0, 1]}}])",
+                "/node_sets/0/box"},
+        BadCase{"region_set_existing_name", kMin, "/node_sets", R"([{"name": "x-min", "box": {"min": [0, 0, 0], "max": [1, 1, 1]}}])",
+                "/node_sets/0/name"},
+        BadCase{"region_set_body_without_bodies", kMin, "/node_sets", R"([{"name": "s", "body": "a", "box": {"min": [0, 0, 0], "max": [1, 1, 1]}}])",
+                "/node_sets/0/body"},
+        BadCase{"region_set_nan", kMin, "/node_sets", R"([{"name": "s", "box": {"min": [0, "NaN", 0], "max": [1, 1, 1]}}])",
+                "/node_sets/0/box/min/1"},
+        BadCase{"region_set_no_box", kMin, "/node_sets", R"([{"name": "s"}])", "/node_sets/0/box"},
+        BadCase{"region_set_unknown_key", kMin, "/node_sets", R"([{"name": "s", "sphere": 1, "box": {"min": [0, 0, 0], "max": [1, 1, 1]}}])",
+                "/node_sets/0/sphere"},
         BadCase{"density_zero", kMin, "/material/density", "0", "/material/density"},
         BadCase{"density_negative_infinite", kMin, "/material/density", "-1e999", "/material/density"},
         BadCase{"material_missing", kMin, "/material", "", "/material"},
