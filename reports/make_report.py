@@ -158,6 +158,27 @@ def diverged_step(summary, steps):
     return 0 if obj(summary.get("totals")).get("diverged") is True else None
 
 
+def read_profiles(value, path):
+    """metrics.json's "profiles": curves behind some metrics (the torsion metric's angle
+    deviation per cross-section), each {"metric", "x", "y", "x_label", "y_label"} with x and y
+    lists of numbers of one length. Absent: none; malformed: an error naming the file."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ReportError(f"{path}: malformed: 'profiles' is not a list")
+    profiles = []
+    for k, entry in enumerate(value):
+        xs = entry.get("x") if isinstance(entry, dict) else None
+        ys = entry.get("y") if isinstance(entry, dict) else None
+        if (not isinstance(entry, dict) or not isinstance(entry.get("metric"), str) or not isinstance(xs, list)
+                or not isinstance(ys, list) or len(xs) != len(ys) or not all(is_number(v) for v in xs + ys)):
+            raise ReportError(f"{path}: malformed: profiles[{k}] needs 'metric' and lists 'x' and 'y' of numbers "
+                              "of one length")
+        profiles.append({"metric": entry["metric"], "x": xs, "y": ys,
+                         "x_label": str(entry.get("x_label") or "x"), "y_label": str(entry.get("y_label") or "y")})
+    return profiles
+
+
 def load_run(run_dir):
     """Everything the report needs from one run directory, with the fallbacks in one place."""
     if not os.path.isdir(run_dir):
@@ -186,6 +207,7 @@ def load_run(run_dir):
         "rows": rows,
         "steps": steps,
         "metrics": [m for m in metrics.get("metrics", []) if isinstance(m, dict)],
+        "profiles": read_profiles(metrics.get("profiles"), os.path.join(run_dir, "metrics.json")),
         "convergence": metrics.get("convergence") if isinstance(metrics.get("convergence"), dict) else None,
         "nodes": obj(summary.get("mesh")).get("nodes"),
         "mesh": obj(summary.get("mesh")),
@@ -924,6 +946,43 @@ def series_figures(series, series_runs, figures_dir):
         if hidden:
             caption += f" {hidden} value(s) that are zero or not finite cannot be drawn on a log axis (see the table)."
         figures.append(Figure(figure_name, f"{series}: {name} vs node count", caption,
+                              save_figure(fig, figures_dir, figure_name)))
+    return figures
+
+
+def series_profile_figures(series, series_runs, figures_dir):
+    """Per metric with a profile (metrics.json "profiles"): the curves of the series' runs on one
+    axes, one line per element type and run (the high-order paper's Fig. 5: the cross-sections'
+    rotation minus the linear interpolation along the beam)."""
+    lines = list(OrderedDict.fromkeys(series_line(r) for r in series_runs))
+    colors = colors_for(lines)
+    elements = list(OrderedDict.fromkeys(element_label(r) for r in series_runs))
+    markers = {series_line(r): MARKERS[elements.index(element_label(r)) % len(MARKERS)] for r in series_runs}
+    names = list(OrderedDict.fromkeys(p["metric"] for r in series_runs for p in r["profiles"]))
+    figures = []
+    for name in names:
+        fig, ax = plt.subplots(figsize=(7.5, 5.4))
+        x_label = y_label = None
+        for run in sorted(series_runs, key=lambda r: (lines.index(series_line(r)), r["case"])):
+            for profile in run["profiles"]:
+                if profile["metric"] != name:
+                    continue
+                x_label, y_label = profile["x_label"], profile["y_label"]
+                # Element type and case: run labels (solver options) are long and the case names them.
+                ax.plot(profile["x"], profile["y"], marker=markers[series_line(run)], ms=4,
+                        color=colors[series_line(run)], label=f"{element_label(run)} · {run['case']}")
+        ax.axhline(0.0, color="0.4", lw=0.8)
+        ax.grid(True, which="major", alpha=0.35)
+        ax.set_xlabel(x_label)
+        ax.set_ylabel(y_label)
+        ax.set_title(f"{series}: {name} along the body")
+        ax.legend(title="element type · case", fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
+        fig.tight_layout()
+        figure_name = f"series_{slug(series)}_{slug(name)}_profile"
+        caption = (f"The curve behind {name}, one line per run of the series (element type and case; the "
+                   f"runs' labels are in the series table): {name} is its largest magnitude. The y axis: "
+                   f"{y_label}.")
+        figures.append(Figure(figure_name, f"{series}: {name} along the body", caption,
                               save_figure(fig, figures_dir, figure_name)))
     return figures
 
@@ -1784,7 +1843,8 @@ def make_report(run_dirs, out_dir, step=None, skipped_path=None, cases_dir=None)
                 error_figure(case, case_runs, colors, figures_dir)]
         figures[case] = [f for f in made if f is not None]
     series = group_by_series(runs)
-    series_figs = {name: series_figures(name, series_runs, figures_dir) for name, series_runs in series.items()}
+    series_figs = {name: series_figures(name, series_runs, figures_dir) + series_profile_figures(name, series_runs, figures_dir)
+                   for name, series_runs in series.items()}
     sweeps = group_by_sweep(runs, skipped)
     sweep_figs = {name: sweep_figure(name, sweep, figures_dir) for name, sweep in sweeps.items()}
     items, counts = build_sections(cases, runs, figures, series, series_figs, step, skipped, sweeps, sweep_figs,

@@ -49,9 +49,10 @@ def iterations_csv(residuals_per_step, dt):
     return "".join(lines)
 
 
-def series_run(root, case, series, element_type, order, nodes, errors):
+def series_run(root, case, series, element_type, order, nodes, errors, profiles=None):
     """A validation run of one case of a mesh series: summary.json with the mesh's element type
-    and order, metrics.json with the series name and the given metric values."""
+    and order, metrics.json with the series name, the given metric values and, if given, the
+    metrics.json "profiles" (curves behind metrics)."""
     run_dir = os.path.join(root, case)
     document = summary("newton", {}, nodes, 0.1, [(1, 1e-12, "converged")])
     document["mesh"].update(source=f"box, {nodes} nodes", element_type=element_type, order=order)
@@ -62,6 +63,8 @@ def series_run(root, case, series, element_type, order, nodes, errors):
     document = {"case": case, "solver": "newton", "label": "newton", "metrics": metrics}
     if series:
         document["series"] = series
+    if profiles is not None:
+        document["profiles"] = profiles
     write(os.path.join(run_dir, "metrics.json"), json.dumps(document))
     return run_dir
 
@@ -246,6 +249,38 @@ class MakeReportTest(unittest.TestCase):
             "tet10 (order 2) · newton": ([153], [0.01]),
         })
         self.assertEqual(plotted["series_bend_max_error"]["tet4 (order 1) · newton"], ([45, 225], [0.3, 0.08]))
+
+    def test_series_profiles_are_drawn_per_run(self):
+        # The torsion metric's curve (the high-order paper's Fig. 5): one line per run of the series,
+        # in a figure of its own; a malformed profile stops the report naming the file.
+        root = os.path.join(self.tmp.name, "profiles")
+
+        def curve(scale):
+            return [{"metric": "angle_deviation", "x": [0, 1, 2], "y": [0, scale, 0],
+                     "x_label": "x [m]", "y_label": "deviation [degrees]"}]
+
+        runs = [series_run(root, "twist_p1", "twist", "tet4", 1, 45, {"l2_error": 0.2}, curve(6.0)),
+                series_run(root, "twist_p2", "twist", "tet10", 2, 153, {"l2_error": 0.01}, curve(0.7))]
+        spec = importlib.util.spec_from_file_location("make_report", SCRIPT)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        plotted = capture_figures(module)
+        os.makedirs(self.out)
+        figures = module.series_profile_figures("twist", [module.load_run(d) for d in runs], self.out)
+        self.assertEqual([f.name for f in figures], ["series_twist_angle_deviation_profile"])
+        lines = {k: v for k, v in plotted["series_twist_angle_deviation_profile"].items() if not k.startswith("_")}
+        self.assertEqual(lines, {"tet4 (order 1) · twist_p1": ([0, 1, 2], [0, 6.0, 0]),
+                                 "tet10 (order 2) · twist_p2": ([0, 1, 2], [0, 0.7, 0])})
+        result = self.generate(*runs)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            self.assertIn("](figures/series_twist_angle_deviation_profile.png)", f.read())
+        bad = series_run(root, "twist_bad", "twist", "tet4", 1, 45, {"l2_error": 0.2},
+                         [{"metric": "angle_deviation", "x": [0, 1], "y": [0]}])
+        result = self.generate(bad)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("twist_bad", result.stderr)
+        self.assertIn("profiles[0]", result.stderr)
 
     def test_step_option_and_runs_without_metrics(self):
         result = self.generate(self.run_b, extra=("--step", "1"))

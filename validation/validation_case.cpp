@@ -200,12 +200,14 @@ Scene loadCaseScene(const ValidationCase& validation_case) {
 
 // Rotation angle about the x axis of each section's probe point (unwrapped along x, starting
 // from the x-min section), minus the straight line between the two end sections.
-double torsionAngleDeviationDegrees(const Mesh& mesh, const VecX& displacement, const MetricSpec& metric) {
+TorsionAngleProfile torsionAngleProfile(const Mesh& mesh, const VecX& displacement, const MetricSpec& metric) {
   const double x_min = mesh.rest_positions.col(0).minCoeff(), x_max = mesh.rest_positions.col(0).maxCoeff();
   const FieldSampler sampler(mesh);
+  TorsionAngleProfile profile;
   std::vector<double> angles;
   for (int k = 0; k < metric.sections; ++k) {
     const double x = x_min + (x_max - x_min) * k / (metric.sections - 1);
+    profile.x.push_back(x);
     const Vec3 rest(x, metric.axis_point.y() + metric.radius, metric.axis_point.z());
     const Vec3 deformed = rest + sampler.sample(displacement, rest);
     const double raw = std::atan2(deformed.z() - metric.axis_point.z(), deformed.y() - metric.axis_point.y());
@@ -217,12 +219,13 @@ double torsionAngleDeviationDegrees(const Mesh& mesh, const VecX& displacement, 
       angles.push_back(angles.back() + step);
     }
   }
-  double deviation = 0.0;
   for (int k = 0; k < metric.sections; ++k) {
     const double linear = angles.front() + (angles.back() - angles.front()) * k / (metric.sections - 1);
-    deviation = std::max(deviation, std::abs(angles[k] - linear));
+    const double deviation = (angles[k] - linear) * 180.0 / M_PI;
+    profile.deviation_degrees.push_back(deviation);
+    profile.largest_degrees = std::max(profile.largest_degrees, std::abs(deviation));
   }
-  return deviation * 180.0 / M_PI;
+  return profile;
 }
 
 ValidationCase loadValidationCase(const std::string& path) {
@@ -367,6 +370,7 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
     return found->second;
   };
   json metrics = json::array();
+  json profiles = json::array();  // curves behind some metrics (metrics.json "profiles")
   bool passed = true;
   for (const MetricSpec& metric : validation_case.metrics) {
     double value = NAN;
@@ -407,8 +411,15 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         // NaN (a failed metric) for a problem without an elastic term (cloth).
         value = std::abs(volumeRatio(problem, x) - metric.expected.value_or(1.0));
       } else if (metric.type == "torsion_angle_deviation") {
-        value = torsionAngleDeviationDegrees(problem.mesh, displacement, metric);
+        const TorsionAngleProfile profile = torsionAngleProfile(problem.mesh, displacement, metric);
+        value = profile.largest_degrees;
         unit = "degrees";
+        // The curve behind the value, for the report's profile figure (Fig. 5 of the high-order paper).
+        profiles.push_back({{"metric", metric.name},
+                            {"x_label", "x of the cross-section [m]"},
+                            {"y_label", "rotation − linear between the ends [degrees]"},
+                            {"x", profile.x},
+                            {"y", profile.deviation_degrees}});
       } else if (metric.type.rfind("mesh_reference_", 0) == 0) {
         const Scene reference_scene = loadScene(metric.reference_scene);
         const std::string folder =
@@ -504,6 +515,7 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
                  {"totals", run.summary["totals"]},
                  {"convergence", convergenceSummary(run.log.rowsOfStep(last_step), {1e-2, 1e-4, 1e-6})}};
   if (!validation_case.series.empty()) result["series"] = validation_case.series;
+  if (!profiles.empty()) result["profiles"] = profiles;
   if (!validation_case.sweeps.empty()) {
     result["sweep"] = json::array();
     for (const ValidationCase::SweepPoint& point : validation_case.sweeps)

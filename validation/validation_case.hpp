@@ -107,8 +107,19 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
                                 const std::string& run_dir, const std::string& reference_dir, bool progress,
                                 int max_iterations = 0);  // > 0: overrides the scene's budget
 
-// The torsion_angle_deviation metric of a displacement field (degrees).
-double torsionAngleDeviationDegrees(const Mesh& mesh, const VecX& displacement, const MetricSpec& metric);
+// The torsion_angle_deviation metric of a displacement field: per cross-section (evenly spaced
+// from x-min to x-max) its rotation about x minus the straight line between the end sections,
+// in degrees (signed: the high-order paper's Fig. 5 curve), and the largest |deviation| (the
+// metric's value).
+struct TorsionAngleProfile {
+  std::vector<double> x;                  // the sections' positions
+  std::vector<double> deviation_degrees;  // signed
+  double largest_degrees = 0.0;
+};
+TorsionAngleProfile torsionAngleProfile(const Mesh& mesh, const VecX& displacement, const MetricSpec& metric);
+inline double torsionAngleDeviationDegrees(const Mesh& mesh, const VecX& displacement, const MetricSpec& metric) {
+  return torsionAngleProfile(mesh, displacement, metric).largest_degrees;
+}
 
 // Iterations and solver seconds until the relative residual first reaches each threshold in
 // the rows of one step (-1 where it never does).

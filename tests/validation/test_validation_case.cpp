@@ -203,6 +203,14 @@ TEST(ValidationCase, TorsionAngleDeviationOfKnownFields) {
       u.segment<3>(3 * i) = centre + Eigen::AngleAxisd(angle, Vec3::UnitX()) * (X - centre) - X;
     }
     EXPECT_NEAR(torsionAngleDeviationDegrees(mesh, u, metric), bump * 180 / M_PI, 1e-9);
+    // The signed curve behind it (the report's Fig. 5 profile): bump sin(pi x / L) per section.
+    const TorsionAngleProfile profile = torsionAngleProfile(mesh, u, metric);
+    ASSERT_EQ(profile.x.size(), 17u);
+    ASSERT_EQ(profile.deviation_degrees.size(), 17u);
+    for (int k = 0; k < 17; ++k) {
+      EXPECT_NEAR(profile.x[k], 0.25 * k, 1e-12);
+      EXPECT_NEAR(profile.deviation_degrees[k], bump * std::sin(M_PI * profile.x[k] / 4) * 180 / M_PI, 1e-9) << k;
+    }
   }
 }
 
