@@ -179,12 +179,7 @@ void PbngSolver::startRotations(const Positions& x) {
   const int count = elastic.numElements();
 #pragma omp parallel for schedule(static) if (worthThreads(count))
   for (int e = 0; e < count; ++e) {
-    if (!fast_elements_[e].corotated) continue;
-    const int* nodes = elastic.elementNodes(e);
-    const auto G = elastic.shapeGradients<4>(e, 0);
-    Mat3 F = x.segment<3>(3 * nodes[0]) * G.row(0);
-    for (int a = 1; a < 4; ++a) F.noalias() += x.segment<3>(3 * nodes[a]) * G.row(a);
-    fast_elements_[e].rotation = polarRotation(F);
+    if (fast_elements_[e].corotated) fast_elements_[e].rotation = polarRotation(elastic.deformationGradient(e, 0, x));
   }
   rotations_ready_ = true;
 }
