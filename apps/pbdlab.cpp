@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fast", "full"}));
   validate->add_option("--case", validate_options.case_names, "Only this case (its name; repeatable), whatever its label")
       ->option_text("NAME");
-  validate->add_option("--solver", validate_options.solver, "Only this solver");
+  validate->add_option("--solver", validate_options.solver, "Only the runs of this solver (a registered solver, all its variants; or one variant by its name)");
   validate->add_option("--out", validate_options.out_dir, "Output folder (default runs/validation)");
   validate->add_option("--cases", validate_options.cases_dir,
                        "Folder of case files (default: DATA/validation/cases, DATA the data directory, see --data-dir)");

@@ -79,7 +79,7 @@ int validateCommand(const ValidateOptions& options) {
   int total = 0;
   for (const ValidationCase& c : cases)
     for (const std::string& solver : c.solvers)
-      if (options.solver.empty() || solver == options.solver) ++total;
+      if (options.solver.empty() || solver == options.solver || c.solverOf(solver) == options.solver) ++total;
   if (total == 0) {
     fmt::print(stderr, "pbdlab: no case in {} matches label '{}' and solver '{}'\n", options.cases_dir, options.label,
                options.solver);
@@ -92,7 +92,7 @@ int validateCommand(const ValidateOptions& options) {
   nlohmann::json skipped = nlohmann::json::array();  // (case, solver) pairs whose solver rejects the scene
   for (const ValidationCase& c : cases)
     for (const std::string& solver : c.solvers) {
-      if (!options.solver.empty() && solver != options.solver) continue;
+      if (!options.solver.empty() && solver != options.solver && c.solverOf(solver) != options.solver) continue;
       const std::string run_dir = (fs::path(options.out_dir) / "runs" / c.name / solver).string();
       const std::string reference_dir = (references_root / c.name).string();
       const double run_start = wall();

@@ -200,7 +200,8 @@ def load_run(run_dir):
         "case": str(metrics.get("case") or summary.get("scene") or os.path.basename(os.path.normpath(run_dir))),
         "series": str(metrics["series"]) if metrics.get("series") else None,
         "sweeps": read_sweeps(metrics.get("sweep"), os.path.join(run_dir, "metrics.json")),
-        "solver": str(summary.get("solver") or metrics.get("solver") or "—"),
+        # The run's name: the solver's, or a case's named variant of it (its folder's name).
+        "solver": str(metrics.get("run") or summary.get("solver") or metrics.get("solver") or "—"),
         "diverged_step": diverged_step(summary, steps),
         "label": readable_label(str(metrics.get("label") or default_label(summary, run_dir))),
         "summary": summary,

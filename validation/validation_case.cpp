@@ -51,7 +51,7 @@ MetricSpec parseMetric(const JsonReader& in, const json& value, const std::strin
   in.object(value, at);
   in.onlyKeys(value, at,
               {"name", "type", "probe", "component", "expected", "relative", "tolerance", "measured",
-               "measured_value", "reference_scene", "axis_point", "radius", "sections"},
+               "measured_value", "reference_scene", "axis_point", "radius", "sections", "by_run"},
               "of a metric");
   const auto field = [&](const std::string& key) { return jsonPointerChild(at, key); };
   MetricSpec metric;
@@ -67,12 +67,33 @@ MetricSpec parseMetric(const JsonReader& in, const json& value, const std::strin
     in.fail(field("measured_value"), "is required for a final_relative_residual metric: the largest value measured "
                                      "over the case's solvers, which the tolerance must exceed by " +
                                          fmtNumber(kGateMargin) + "x");
-  if (value.contains("measured_value")) {
-    metric.measured_value = in.nonNegative(value["measured_value"], field("measured_value"));
-    if (metric.tolerance < kGateMargin * *metric.measured_value)
-      in.fail(field("tolerance"), "is " + fmtNumber(metric.tolerance) + ", less than " + fmtNumber(kGateMargin) +
-                                      "x the measured value " + fmtNumber(*metric.measured_value) +
-                                      ": a gate needs a margin over what it was measured at");
+  // A tolerance and its measured value (the metric's, or a run's in by_run).
+  const auto checkMargin = [&](double tolerance, const json& measured, const std::string& tolerance_at,
+                               const std::string& measured_at) {
+    const double measured_value = in.nonNegative(measured, measured_at);
+    if (tolerance < kGateMargin * measured_value)
+      in.fail(tolerance_at, "is " + fmtNumber(tolerance) + ", less than " + fmtNumber(kGateMargin) +
+                                "x the measured value " + fmtNumber(measured_value) +
+                                ": a gate needs a margin over what it was measured at");
+    return measured_value;
+  };
+  if (value.contains("measured_value"))
+    metric.measured_value = checkMargin(metric.tolerance, value["measured_value"], field("tolerance"), field("measured_value"));
+  if (value.contains("by_run")) {
+    const json& runs = in.object(value["by_run"], field("by_run"));
+    for (const auto& [run, gate] : runs.items()) {
+      const std::string gate_at = jsonPointerChild(field("by_run"), run);
+      in.object(gate, gate_at);
+      in.onlyKeys(gate, gate_at, {"tolerance", "measured_value"}, "of a run's gate");
+      MetricSpec::RunGate run_gate;
+      run_gate.tolerance = in.number(in.required(gate, "tolerance", gate_at), jsonPointerChild(gate_at, "tolerance"));
+      if (gate.contains("measured_value"))
+        run_gate.measured_value = checkMargin(run_gate.tolerance, gate["measured_value"], jsonPointerChild(gate_at, "tolerance"),
+                                              jsonPointerChild(gate_at, "measured_value"));
+      else if (metric.type == "final_relative_residual")
+        in.fail(jsonPointerChild(gate_at, "measured_value"), "is required for a final_relative_residual metric's run gate");
+      metric.by_run[run] = run_gate;
+    }
   }
   if (metric.type == "probe_error") {
     metric.probe = in.string(in.required(value, "probe", at), field("probe"));
@@ -258,17 +279,47 @@ ValidationCase loadValidationCase(const std::string& path) {
   const std::vector<std::string> known = solverNames();
   if (document.contains("solvers")) {
     const json& solvers = in.array(document["solvers"], "/solvers");
-    for (size_t k = 0; k < solvers.size(); ++k)
-      c.solvers.push_back(in.oneOf(solvers[k], jsonPointerChild("/solvers", k), known, "solver"));
+    for (size_t k = 0; k < solvers.size(); ++k) {
+      const std::string at = jsonPointerChild("/solvers", k);
+      std::string run;
+      if (solvers[k].is_object()) {  // a named variant: one solver with its own options
+        in.onlyKeys(solvers[k], at, {"name", "solver", "options"}, "of a solver variant");
+        run = in.nonEmptyString(in.required(solvers[k], "name", at), jsonPointerChild(at, "name"));
+        if (run.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != std::string::npos ||
+            run.front() == '.')
+          in.fail(jsonPointerChild(at, "name"), "'" + run + "' is not a run name (letters, digits, '_', '-', '.'; it names the run's folder)");
+        if (std::find(known.begin(), known.end(), run) != known.end())
+          in.fail(jsonPointerChild(at, "name"), "'" + run + "' is a registered solver's name: a variant needs a name of its own");
+        c.variant_solver[run] = in.oneOf(in.required(solvers[k], "solver", at), jsonPointerChild(at, "solver"), known, "solver");
+        if (solvers[k].contains("options"))
+          c.solver_options[run] = in.object(solvers[k]["options"], jsonPointerChild(at, "options"));
+      } else {
+        run = in.oneOf(solvers[k], at, known, "solver");
+      }
+      if (std::find(c.solvers.begin(), c.solvers.end(), run) != c.solvers.end())
+        in.fail(at, "'" + run + "' is already one of the case's runs (a second option set needs a named variant)");
+      c.solvers.push_back(run);
+    }
   } else {
     c.solvers = referenceSolverNames();
   }
   if (document.contains("solver_options")) {
-    c.solver_options = in.object(document["solver_options"], "/solver_options");
-    // Per solver name; each solver's options are checked now, not when the run starts.
-    in.onlyKeys(c.solver_options, "/solver_options", known, "(not a registered solver)");
-    for (const auto& [name, options] : c.solver_options.items())
-      makeSolver(name, options, path, jsonPointerChild("/solver_options", name));
+    const json& options = in.object(document["solver_options"], "/solver_options");
+    // Per registered solver name (a variant carries its own options).
+    in.onlyKeys(options, "/solver_options", known, "(not a registered solver)");
+    for (const auto& [name, value] : options.items()) {
+      if (c.variant_solver.count(name))  // unreachable today: variant names are not solver names
+        in.fail(jsonPointerChild("/solver_options", name), "a variant's options go in its /solvers entry");
+      c.solver_options[name] = value;
+    }
+  }
+  // Every option set is checked now, not when the run starts.
+  for (const auto& [run, options] : c.solver_options.items()) {
+    const auto variant = std::find(c.solvers.begin(), c.solvers.end(), run);
+    const std::string at = c.variant_solver.count(run)
+                               ? jsonPointerChild(jsonPointerChild("/solvers", variant - c.solvers.begin()), "options")
+                               : jsonPointerChild("/solver_options", run);
+    makeSolver(c.solverOf(run), options, path, at);
   }
   if (document.contains("solver_max_iterations")) {
     const json& budgets = in.object(document["solver_max_iterations"], "/solver_max_iterations");
@@ -292,8 +343,13 @@ ValidationCase loadValidationCase(const std::string& path) {
   }
   const json& metrics = in.array(in.required(document, "metrics", ""), "/metrics");
   if (metrics.empty()) in.fail("/metrics", "must be a non-empty array");
-  for (size_t k = 0; k < metrics.size(); ++k)
+  for (size_t k = 0; k < metrics.size(); ++k) {
     c.metrics.push_back(parseMetric(in, metrics[k], jsonPointerChild("/metrics", k)));
+    for (const auto& gate : c.metrics.back().by_run)
+      if (std::find(c.solvers.begin(), c.solvers.end(), gate.first) == c.solvers.end())
+        in.fail(jsonPointerChild(jsonPointerChild(jsonPointerChild("/metrics", k), "by_run"), gate.first),
+                "'" + gate.first + "' is not one of the case's runs (" + joinNames(c.solvers) + ")");
+  }
   return c;
 }
 
@@ -321,6 +377,14 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
                                 const std::string& run_dir, const std::string& reference_dir, bool progress,
                                 int max_iterations) {
   Scene scene = loadCaseScene(validation_case);
+  const std::string& run_name = solver;  // a registered solver's name or a variant's
+  const bool variant = validation_case.variant_solver.count(run_name) > 0;
+  const std::string options_at =
+      variant ? jsonPointerChild(jsonPointerChild("/solvers", std::find(validation_case.solvers.begin(), validation_case.solvers.end(), run_name) -
+                                                               validation_case.solvers.begin()),
+                                 "options")
+              : jsonPointerChild("/solver_options", run_name);
+  const std::string& registered = validation_case.solverOf(run_name);
   if (auto budget = validation_case.solver_max_iterations.find(solver); budget != validation_case.solver_max_iterations.end()) {
     scene.solver.budget.max_iterations = budget->second;
     scene.resolved["solver"]["max_iterations"] = budget->second;
@@ -331,24 +395,23 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
   }
   // Options: the case's for this solver; else the scene's own when the scene names this solver
   // (a scene written for b_pxpbd with zeta 0.9 runs with zeta 0.9); else the defaults.
-  if (validation_case.solver_options.contains(solver))
-    scene.solver.options = validation_case.solver_options[solver];
-  else if (scene.solver.name != solver)
+  if (validation_case.solver_options.contains(run_name))
+    scene.solver.options = validation_case.solver_options[run_name];
+  else if (variant || scene.solver.name != registered)
     scene.solver.options = json::object();
-  useSolver(scene, solver, json(scene.solver.options), validation_case.path, jsonPointerChild("/solver_options", solver));
+  useSolver(scene, registered, json(scene.solver.options), validation_case.path, options_at);
   {
-    const std::unique_ptr<Solver> instance = makeSolver(solver, scene.solver.options, validation_case.path,
-                                                        jsonPointerChild("/solver_options", solver));
+    const std::unique_ptr<Solver> instance = makeSolver(registered, scene.solver.options, validation_case.path, options_at);
     const std::string reason = instance->rejectionReason(scene.problem);
     if (!reason.empty()) {  // not a failure: the pair does not exist (reported as skipped)
       CaseRunResult skipped;
       skipped.passed = true;
       skipped.skipped = reason;
-      skipped.metrics = {{"case", validation_case.name}, {"solver", solver}, {"skipped", reason}};
+      skipped.metrics = {{"case", validation_case.name}, {"solver", registered}, {"run", run_name}, {"skipped", reason}};
       return skipped;
     }
   }
-  const RunResult run = runScene(scene, {run_dir, progress, kProgressEverySeconds, validation_case.name + " with " + solver});
+  const RunResult run = runScene(scene, {run_dir, progress, kProgressEverySeconds, validation_case.name + " with " + run_name});
   const Problem& problem = scene.problem;
   const Positions& x = run.final_positions;
   const VecX displacement = x - problem.mesh.restPositionsFlat();
@@ -460,10 +523,11 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
     }
     // Newton against its own solution measures nothing: shown, never counted as a pass.
     const bool against_itself = (metric.type == "reference_max_error" || metric.type == "reference_rms_error") &&
-                                solver == "newton" && scene.solver.options.empty();
-    const bool pass = std::isfinite(value) && value <= metric.tolerance;
+                                registered == "newton" && scene.solver.options.empty();
+    const double tolerance = metric.toleranceFor(run_name);
+    const bool pass = std::isfinite(value) && value <= tolerance;
     const bool expected_divergence = validation_case.expected_divergence.count(solver) > 0;
-    json row = {{"name", metric.name}, {"type", metric.type}, {"value", value},   {"tolerance", metric.tolerance},
+    json row = {{"name", metric.name}, {"type", metric.type}, {"value", value},   {"tolerance", tolerance},
                 {"kind", "accuracy"},  {"unit", unit},        {"measured", metric.measured}};
     if (!reference_failure.empty()) row["note"] = reference_failure;
     if (against_itself) {
@@ -507,9 +571,10 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
   }
   const int last_step = problem.time.num_steps;
   json result = {{"case", validation_case.name},
-                 {"solver", solver},
-                 // Unique per run of a case: the solver and any options the case gives it.
-                 {"label", scene.solver.options.empty() ? solver : solver + " " + scene.solver.options.dump()},
+                 {"solver", registered},
+                 {"run", run_name},
+                 // Unique per run of a case: a variant's name, else the solver and any options the case gives it.
+                 {"label", variant ? run_name : scene.solver.options.empty() ? registered : registered + " " + scene.solver.options.dump()},
                  {"metrics", metrics},
                  {"passed", passed},
                  {"totals", run.summary["totals"]},

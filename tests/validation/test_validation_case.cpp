@@ -339,6 +339,78 @@ TEST(ValidationCase, SolverMaxIterationsSetsThatSolversBudget) {
               "/solver_max_iterations/newton");
 }
 
+// Named variants: one solver with two option sets in one case, each run with its own options,
+// named by its variant; the loader refuses clashing names and bad options at the variant's field.
+TEST(ValidationCase, NamedVariantsRunOneSolverWithTheirOwnOptions) {
+  const std::string scene = sourceScene("sagging_block.json");
+  const fs::path folder = freshFolder("pbdlab_variants");
+  const std::string rest = R"("scene": ")" + scene + R"(", "converged_steps": "none", "metrics": [{"name": "m", )" +
+                           R"("type": "reference_rms_error", "tolerance": 10, "measured": "x"}]})";
+  const ValidationCase c = loadValidationCase(writeCase(
+      "variants.json",
+      R"({"name": "c", "solvers": ["newton", {"name": "newton_no_ls", "solver": "newton", "options": {"line_search": false}}], )"
+      R"("solver_max_iterations": {"newton_no_ls": 1}, )" + rest));
+  ASSERT_EQ(c.solvers, (std::vector<std::string>{"newton", "newton_no_ls"}));
+  EXPECT_EQ(c.solverOf("newton_no_ls"), "newton");
+  EXPECT_EQ(c.solverOf("newton"), "newton");
+  const CaseRunResult run = runValidationCase(c, "newton_no_ls", (folder / "newton_no_ls").string(),
+                                              (folder / "references" / "c").string(), false);
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(folder / "newton_no_ls" / "summary.json"));
+  EXPECT_EQ(summary["solver"], "newton");
+  EXPECT_EQ(summary["scene_resolved"]["solver"]["options"]["line_search"], false);
+  EXPECT_EQ(summary["scene_resolved"]["solver"]["max_iterations"], 1);
+  EXPECT_EQ(run.metrics["solver"], "newton");
+  EXPECT_EQ(run.metrics["run"], "newton_no_ls");
+  EXPECT_EQ(run.metrics["label"], "newton_no_ls");
+  // A variant of Newton is judged against the reference (one iteration is not it): gated.
+  EXPECT_TRUE(run.metrics["metrics"][0]["pass"].is_boolean()) << run.metrics.dump();
+  EXPECT_GT(run.metrics["metrics"][0]["value"].get<double>(), 0.0);
+  fs::remove_all(folder);
+
+  const std::string solvers = R"({"name": "c", "solvers": )";
+  expectField(solvers + R"(["newton", {"name": "newton", "solver": "newton"}], )" + rest, "/solvers/1/name");
+  expectField(solvers + R"([{"name": "a", "solver": "newton"}, {"name": "a", "solver": "pbng"}], )" + rest, "/solvers/1");
+  expectField(solvers + R"(["pbng", "pbng"], )" + rest, "/solvers/1");
+  expectField(solvers + R"([{"name": "../up", "solver": "newton"}], )" + rest, "/solvers/0/name");
+  expectField(solvers + R"([{"name": "a", "solver": "nwton"}], )" + rest, "/solvers/0/solver");
+  expectField(solvers + R"([{"name": "a", "solver": "pbng", "options": {"omega": 3}}], )" + rest, "/solvers/0/options/omega");
+  expectField(solvers + R"([{"name": "a", "solver": "pbng", "optons": {}}], )" + rest, "/solvers/0/optons");
+  expectField(solvers + R"([{"solver": "pbng"}], )" + rest, "/solvers/0/name");
+}
+
+// by_run: a run's own tolerance in place of the metric's (a claim that one variant beats
+// another, each gated at a margin over its own measured value).
+TEST(ValidationCase, ARunGateReplacesTheMetricsToleranceForThatRun) {
+  const std::string scene = sourceScene("sagging_block.json");
+  const fs::path folder = freshFolder("pbdlab_run_gate");
+  const std::string head = R"({"name": "c", "scene": ")" + scene + R"(", "converged_steps": "none", )" +
+                           R"("solvers": ["newton", {"name": "one_step", "solver": "newton", "options": {"line_search": false}}], )" +
+                           R"("solver_max_iterations": {"one_step": 1}, )";
+  const auto metric = [&](const std::string& by_run) {
+    return head + R"("metrics": [{"name": "r", "type": "final_relative_residual", "tolerance": 10, "measured_value": 0.1, "measured": "x", "by_run": )" +
+           by_run + "}]}";
+  };
+  // One Newton step without line search leaves a relative residual of 2.4: far above 1e-12, below 10.
+  for (const std::string run_tolerance_text : {"1e-12", "10"}) {
+    const double run_tolerance = std::stod(run_tolerance_text);
+    const ValidationCase c = loadValidationCase(writeCase(
+        "gate.json", metric(R"({"one_step": {"tolerance": )" + run_tolerance_text + R"(, "measured_value": 1e-13}})")));
+    EXPECT_EQ(c.metrics[0].toleranceFor("one_step"), run_tolerance);
+    EXPECT_EQ(c.metrics[0].toleranceFor("newton"), 10.0);
+    const CaseRunResult run =
+        runValidationCase(c, "one_step", (folder / "one_step").string(), (folder / "references" / "c").string(), false);
+    const nlohmann::json& row = run.metrics["metrics"][0];
+    EXPECT_EQ(row["tolerance"].get<double>(), run_tolerance);
+    EXPECT_EQ(row["pass"].get<bool>(), run_tolerance == 10.0) << row.dump();
+  }
+  fs::remove_all(folder);
+  expectField(metric(R"({"pbng": {"tolerance": 1, "measured_value": 0.1}})"), "/metrics/0/by_run/pbng");
+  expectField(metric(R"({"one_step": {"tolerance": 0.2, "measured_value": 0.1}})"), "/metrics/0/by_run/one_step/tolerance");
+  expectField(metric(R"({"one_step": {"tolerance": 1}})"), "/metrics/0/by_run/one_step/measured_value");
+  expectField(metric(R"({"one_step": {"tolerance": 1, "measured_value": 0.1, "margin": 3}})"), "/metrics/0/by_run/one_step/margin");
+  expectField(metric(R"({"one_step": 1})"), "/metrics/0/by_run/one_step");
+}
+
 // compare reads a null metric value (JSON's non-finite: a diverged run's residual) as NaN:
 // finite -> null is a regression, null -> finite an improvement, null in both unchanged.
 TEST(Compare, NonFiniteMetricValuesCompareByFiniteness) {
