@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -46,6 +47,10 @@ std::string sceneOfRow(const fs::path& table_path, const json& row) {
 //  - "solvers": per row a scene and the solvers to time on it ({"name": {options}}), with an
 //    optional scene_patch (as in a validation case: JSON pointer -> value, e.g. fewer frames);
 //    one line per (row, solver): time and iterations per step, ours beside theirs.
+//  - "time_to_tolerance": rows as in "solvers"; the table's "thresholds" (relative residuals in
+//    (0, 1)) and "baseline" (a solver of every row): per (row, solver) the solver seconds of the
+//    first step until its relative residual first reaches each threshold, and the baseline's
+//    seconds divided by this solver's (> 1: this solver is faster), in one run.
 //  - "probe": per row a scene (run as it is) and a probe of its output.probes; the table's
 //    "references" ({"name": [ux, uy, uz]}) are displacements of that probe to measure against:
 //    one line per row with the probe's final displacement and its distance to each reference,
@@ -54,13 +59,26 @@ json readTable(const fs::path& path) {
   const json table = readJsonFile(path.string());
   const JsonReader in(path.string());
   in.object(table, "");
-  in.onlyKeys(table, "", {"id", "title", "layout", "note", "rows", "theirs", "references"}, "of a table");
+  in.onlyKeys(table, "", {"id", "title", "layout", "note", "rows", "theirs", "references", "thresholds", "baseline"}, "of a table");
   in.nonEmptyString(in.required(table, "id", ""), "/id");
   if (table.contains("title")) in.string(table["title"], "/title");
   if (table.contains("note")) in.string(table["note"], "/note");
   const std::string layout =
-      table.contains("layout") ? in.oneOf(table["layout"], "/layout", {"newton", "solvers", "probe"}, "table layout")
-                               : "newton";
+      table.contains("layout")
+          ? in.oneOf(table["layout"], "/layout", {"newton", "solvers", "probe", "time_to_tolerance"}, "table layout")
+          : "newton";
+  if (layout == "time_to_tolerance") {
+    const json& thresholds = in.array(in.required(table, "thresholds", ""), "/thresholds");
+    if (thresholds.empty()) in.fail("/thresholds", "names no threshold");
+    for (size_t k = 0; k < thresholds.size(); ++k) {
+      const double threshold = in.positive(thresholds[k], jsonPointerChild("/thresholds", k));
+      if (threshold >= 1.0) in.fail(jsonPointerChild("/thresholds", k), "a relative residual threshold must be below 1");
+    }
+    in.nonEmptyString(in.required(table, "baseline", ""), "/baseline");
+  } else {
+    for (const char* key : {"thresholds", "baseline"})
+      if (table.contains(key)) in.fail(std::string("/") + key, "is read only by the \"time_to_tolerance\" layout");
+  }
   if (layout == "probe") {
     const json& references = in.object(in.required(table, "references", ""), "/references");
     if (references.empty()) in.fail("/references", "names no reference displacement");
@@ -81,6 +99,8 @@ json readTable(const fs::path& path) {
       in.onlyKeys(rows[k], at, {"label", "scene", "solvers", "scene_patch"});
       const json& solvers = in.object(in.required(rows[k], "solvers", at), at + "/solvers");
       if (solvers.empty()) in.fail(at + "/solvers", "names no solver");
+      if (layout == "time_to_tolerance" && !solvers.contains(table["baseline"].get<std::string>()))
+        in.fail(at + "/solvers", "does not run the table's baseline '" + table["baseline"].get<std::string>() + "'");
       const std::vector<std::string> known = solverNames();
       for (const auto& [name, options] : solvers.items()) {
         const std::string field = jsonPointerChild(at + "/solvers", name);
@@ -154,6 +174,16 @@ std::vector<std::string> newtonRows(const json& table, const fs::path& path, con
   return lines;
 }
 
+// The colors a solver reports in its log (its `colors` column at the first row that has one):
+// PBNG's node colors, the XPBD family's constraint colors; "–" for a solver without colors.
+std::string colorsOf(const IterationLog& log) {
+  const int column = log.columnIndex("colors");
+  if (column < 0) return "–";
+  for (const IterationRow& row : log.rows())
+    if (std::isfinite(row.extra[column])) return fmt::format("{:g}", row.extra[column]);
+  return "–";
+}
+
 // Layout "solvers": each row's scene with each of its solvers; per step (the scene's dt) the
 // mean solver time and iterations over the steps run. A solver that rejects the scene is
 // "skipped"; a run that diverges says at which step (its time is then over the steps before).
@@ -163,8 +193,9 @@ std::vector<std::string> solverRows(const json& table, const fs::path& path, con
   const json theirs = table.value("theirs", json::object());
   std::vector<std::string> lines;
   lines.push_back("| example | solver | vertices | elements | step dt (s) | steps | ours: ms / step | "
-                  "theirs: ms / frame | ours: iterations / step | theirs: iterations / frame | ours: ms / iteration |");
-  lines.push_back("|---|---|---|---|---|---|---|---|---|---|---|");
+                  "theirs: ms / frame | ours: iterations / step | theirs: iterations / frame | ours: ms / iteration | "
+                  "theirs: ms / iteration | ours: colors | theirs: colors |");
+  lines.push_back("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   size_t run_count = 0, run_index = 0;
   for (const json& row : table["rows"]) run_count += row["solvers"].size();
   for (size_t k = 0; k < table["rows"].size(); ++k) {
@@ -182,9 +213,11 @@ std::vector<std::string> solverRows(const json& table, const fs::path& path, con
       const std::string prefix = fmt::format("| {} | {} | {} | {} | {:g} |", label, solver, scene.problem.numNodes(),
                                              scene.problem.mesh.numElements(), scene.problem.time.dt);
       if (const std::string reason = instance->rejectionReason(scene.problem); !reason.empty()) {
-        lines.push_back(fmt::format("{} – | skipped: {} | {} | – | {} | – |", prefix, reason,
+        lines.push_back(fmt::format("{} – | skipped: {} | {} | – | {} | – | {} | – | {} |", prefix, reason,
                                     theirValue(theirs, label, {solver, "ms_per_frame"}),
-                                    theirValue(theirs, label, {solver, "iterations_per_frame"})));
+                                    theirValue(theirs, label, {solver, "iterations_per_frame"}),
+                                    theirValue(theirs, label, {solver, "ms_per_iteration"}),
+                                    theirValue(theirs, label, {solver, "colors"})));
         continue;
       }
       fmt::print(stderr, "[{}/{}] {}: {} with {} ({} vertices, {} steps)\n", run_index, run_count, id, label, solver,
@@ -206,9 +239,80 @@ std::vector<std::string> solverRows(const json& table, const fs::path& path, con
           total_iterations > 0 ? fmt::format("{:.2f}", mean(ms) * ms.size() / total_iterations) : "–";
       const std::string steps = diverged_at ? fmt::format("{} (diverged at step {})", ms.size(), diverged_at)
                                             : std::to_string(ms.size());
-      lines.push_back(fmt::format("{} {} | {:.1f} | {} | {:.1f} | {} | {} |", prefix, steps, mean(ms),
+      lines.push_back(fmt::format("{} {} | {:.1f} | {} | {:.1f} | {} | {} | {} | {} | {} |", prefix, steps, mean(ms),
                                   theirValue(theirs, label, {solver, "ms_per_frame"}), mean(iterations),
-                                  theirValue(theirs, label, {solver, "iterations_per_frame"}), per_iteration));
+                                  theirValue(theirs, label, {solver, "iterations_per_frame"}), per_iteration,
+                                  theirValue(theirs, label, {solver, "ms_per_iteration"}), colorsOf(run.log),
+                                  theirValue(theirs, label, {solver, "colors"})));
+    }
+  }
+  return lines;
+}
+
+// Layout "time_to_tolerance": each row's scene with each of its solvers; the solver seconds of
+// the first step until the relative residual first reaches each threshold, and the baseline's
+// seconds over this solver's. The yardstick's own time is excluded (solver_seconds); a scene
+// meant for this table records every iteration (record_every 1), else the first recorded
+// iteration below a threshold is late by up to record_every - 1 iterations.
+std::vector<std::string> timeToToleranceRows(const json& table, const fs::path& path, const std::string& out_dir,
+                                             json& environment) {
+  const std::string id = table["id"];
+  const std::string baseline = table["baseline"];
+  std::vector<double> thresholds;
+  for (const json& t : table["thresholds"]) thresholds.push_back(t.get<double>());
+  std::vector<std::string> lines;
+  std::string header = "| example | solver | vertices | iterations |", rule = "|---|---|---|---|";
+  for (double t : thresholds) {
+    header += fmt::format(" ours: s to {:g} |", t);
+    rule += "---|";
+  }
+  for (double t : thresholds) {
+    header += fmt::format(" {} s ÷ this, at {:g} |", baseline, t);
+    rule += "---|";
+  }
+  lines.push_back(header);
+  lines.push_back(rule);
+  size_t run_count = 0, run_index = 0;
+  for (const json& row : table["rows"]) run_count += row["solvers"].size();
+  for (size_t k = 0; k < table["rows"].size(); ++k) {
+    const json& row = table["rows"][k];
+    const std::string label = row.at("label");
+    const std::string at = jsonPointerChild("/rows", k);
+    const Scene base =
+        loadPatchedScene(sceneOfRow(path, row), row.value("scene_patch", json::object()), path.string(), at + "/scene_patch");
+    std::map<std::string, std::vector<double>> seconds_to;  // solver -> seconds per threshold (NaN: never)
+    std::vector<std::pair<std::string, std::string>> prefixes;
+    // The baseline first, so that every other solver's ratio can be printed on its own line.
+    std::vector<std::string> order = {baseline};
+    for (const auto& [solver, options] : row["solvers"].items())
+      if (solver != baseline) order.push_back(solver);
+    for (const std::string& solver : order) {
+      ++run_index;
+      const json& options = row["solvers"][solver];
+      Scene scene = base;
+      const std::string field = jsonPointerChild(at + "/solvers", solver);
+      useSolver(scene, solver, options, path.string(), field);
+      if (const std::string reason = makeSolver(solver, options, path.string(), field)->rejectionReason(scene.problem);
+          !reason.empty())
+        throw InputError(path.string(), field, "the solver rejects the row's scene: " + reason);
+      fmt::print(stderr, "[{}/{}] {}: {} with {} ({} vertices)\n", run_index, run_count, id, label, solver,
+                 scene.problem.numNodes());
+      const RunResult run = runScene(scene, {rowOut(out_dir, id, label, solver), false, 0.0, ""});
+      environment = run.summary["environment"];
+      const std::vector<IterationRow> rows = run.log.rowsOfStep(1);
+      std::vector<double>& seconds = seconds_to[solver];
+      for (double t : thresholds) {
+        const auto hit = std::find_if(rows.begin(), rows.end(), [&](const IterationRow& r) { return r.relative_residual <= t; });
+        seconds.push_back(hit == rows.end() ? NAN : hit->solver_seconds);
+      }
+      std::string line = fmt::format("| {} | {} | {} | {} |", label, solver, scene.problem.numNodes(),
+                                     rows.empty() ? 0 : rows.back().iteration);
+      for (double s : seconds) line += std::isfinite(s) ? fmt::format(" {:.4g} |", s) : std::string(" not reached |");
+      for (size_t t = 0; t < thresholds.size(); ++t) {
+        const double b = seconds_to[baseline][t], s = seconds[t];
+        line += std::isfinite(b) && std::isfinite(s) && s > 0 ? fmt::format(" {:.2f} |", b / s) : std::string(" – |");
+      }
+      lines.push_back(line);
     }
   }
   return lines;
@@ -284,9 +388,10 @@ int tableCommand(const std::string& id, bool list, const std::string& out_dir) {
   const json table = readTable(path);
   json environment = json::object();
   const std::string layout = table.value("layout", "newton");
-  const std::vector<std::string> lines = layout == "solvers" ? solverRows(table, path, out_dir, environment)
-                                         : layout == "probe" ? probeRows(table, path, out_dir, environment)
-                                                             : newtonRows(table, path, out_dir, environment);
+  const std::vector<std::string> lines = layout == "solvers"             ? solverRows(table, path, out_dir, environment)
+                                         : layout == "probe"             ? probeRows(table, path, out_dir, environment)
+                                         : layout == "time_to_tolerance" ? timeToToleranceRows(table, path, out_dir, environment)
+                                                                         : newtonRows(table, path, out_dir, environment);
   fmt::print("## {}\n\n{}\n\n", table["id"].get<std::string>(), table.value("title", ""));
   for (const std::string& line : lines) fmt::print("{}\n", line);
   fmt::print("\nOurs: {}, {} OpenMP threads, {}, commit {}, {}.\n", environment.value("cpu", "?"),

@@ -18,12 +18,13 @@ cat > "$data/benchmarks/tables/tiny.json" <<'JSON'
 {"id": "tiny", "title": "a tiny table", "layout": "solvers", "note": "a note",
  "rows": [{"label": "Block", "scene": "../../scenes/block.json", "scene_patch": {"/time/steps": 3},
            "solvers": {"xpbd": {}, "fp_pxpbd": {}, "xpbd_qs": {}}}],
- "theirs": {"source": "a paper", "machine": "theirs", "values": {"Block": {"xpbd": {"ms_per_frame": 123, "iterations_per_frame": 7}}}}}
+ "theirs": {"source": "a paper", "machine": "theirs", "values": {"Block": {"xpbd": {"ms_per_frame": 123, "iterations_per_frame": 7, "ms_per_iteration": 0.5, "colors": 39}}}}}
 JSON
 "$pbdlab" table tiny --data-dir "$data" --out "$data/runs" > "$data/table.md"
 cat "$data/table.md"
-grep -q '^| Block | xpbd | 45 | 80 | 0.01 | 3 | [0-9.]* | 123 | 7.0 | 7 | [0-9.]* |$' "$data/table.md" || fail "xpbd line"
-grep -q '^| Block | fp_pxpbd | 45 | 80 | 0.01 | 3 | [0-9.]* | – | 7.0 | – | [0-9.]* |$' "$data/table.md" || fail "fp_pxpbd line"
+# ... | ms / iteration ours, theirs | colors ours (the solver's log), theirs |
+grep -q '^| Block | xpbd | 45 | 80 | 0.01 | 3 | [0-9.]* | 123 | 7.0 | 7 | [0-9.]* | 0.5 | [0-9][0-9]* | 39 |$' "$data/table.md" || fail "xpbd line"
+grep -q '^| Block | fp_pxpbd | 45 | 80 | 0.01 | 3 | [0-9.]* | – | 7.0 | – | [0-9.]* | – | [0-9–]* | – |$' "$data/table.md" || fail "fp_pxpbd line"
 grep -q '^| Block | xpbd_qs | .* skipped: .*quasistatic' "$data/table.md" || fail "xpbd_qs is not listed as skipped"
 grep -q '^Theirs: a paper (theirs)' "$data/table.md" || fail "no source line"
 [[ -s $data/runs/tiny/Block/xpbd/summary.json ]] || fail "no run folder per solver"
