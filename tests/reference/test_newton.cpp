@@ -1,5 +1,6 @@
 // The Newton/CHOLMOD reference: quadratic convergence on a twisted beam, exact free fall,
-// budgets and the no-line-search mode.
+// budgets and the no-line-search mode; the budgeted baselines' linear solvers (CG, BiCGSTAB,
+// Gauss-Seidel, LU) and their options.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,8 +8,10 @@
 #include <iostream>
 #include <random>
 
+#include "core/input_error.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/newton.hpp"
+#include "solvers/registry.hpp"
 
 namespace pbdlab {
 namespace {
@@ -220,6 +223,94 @@ TEST(Newton, LogsSolverTimeAndFactorTime) {
   for (size_t k = 1; k < rows.size(); ++k) {
     EXPECT_GE(rows[k].solver_seconds, rows[k - 1].solver_seconds);
     EXPECT_GT(log.value(rows[k], "factor_seconds"), 0.0);
+  }
+}
+
+// --- The budgeted baselines' linear solvers (PBNG §11) ---------------------------------------
+
+NewtonOptions withLinearSolver(LinearSolverKind kind, int cap, double tolerance, bool line_search,
+                               NewtonOptions::Hessian hessian = NewtonOptions::Hessian::kAuto) {
+  NewtonOptions options;
+  options.linear_solver = kind;
+  options.linear_iterations = cap;
+  options.linear_tolerance = tolerance;
+  options.line_search = line_search;
+  options.hessian = hessian;  // kAuto: the linear solver's default
+  if (kind == LinearSolverKind::kGaussSeidel) options.sor_omega = 1.3;  // the paper's
+  return options;
+}
+
+struct NewtonRun {
+  State state;
+  std::vector<StepRun> steps;
+  int newton_iterations = 0;
+};
+
+NewtonRun runWith(const Problem& problem, const NewtonOptions& options, const Budget& budget, IterationLog* log_out = nullptr) {
+  NewtonSolver newton(options);
+  IterationLog log(newton.logColumns());
+  NewtonRun run;
+  run.state = initialState(problem);
+  newton.setup(problem);
+  for (int step = 0; step < problem.time.num_steps; ++step) {
+    const StepResult result = advanceOneStep(newton, problem, run.state, budget, log);
+    run.steps.push_back({log.rowsOfStep(step + 1), result.reason});
+    run.newton_iterations += result.iterations;
+  }
+  if (log_out) *log_out = log;
+  return run;
+}
+
+std::string historyOf(const NewtonRun& run) {
+  std::string history;
+  for (size_t s = 0; s < run.steps.size(); ++s) {
+    history += " | step " + std::to_string(s + 1) + " " + stopReasonName(run.steps[s].reason) + ":";
+    for (const auto& row : run.steps[s].rows) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, " %.1e", row.relative_residual);
+      history += buffer;
+    }
+  }
+  return history;
+}
+
+// Uncapped, with a tight linear tolerance, every linear solver's Newton reaches CHOLMOD's
+// solution; the column linear_iterations shows what the solve used.
+TEST(NewtonLinearSolvers, EachLinearSolverReachesTheCholmodSolution) {
+  const Problem problem = twistedBeam(2);
+  Budget budget;
+  budget.max_iterations = 60;
+  budget.target_relative_residual = 1e-11;
+  const NewtonRun reference = runWith(problem, NewtonOptions{}, budget);
+  const Positions rest = problem.mesh.restPositionsFlat();
+  double displacement = 0.0;
+  for (int i = 0; i < problem.numDofs(); ++i)
+    displacement = std::max(displacement, std::abs(reference.state.x[i] - rest[i]));
+  using Hessian = NewtonOptions::Hessian;
+  const std::vector<std::pair<LinearSolverKind, Hessian>> cases = {
+      {LinearSolverKind::kConjugateGradient, Hessian::kProjected}, {LinearSolverKind::kConjugateGradient, Hessian::kTrue},
+      {LinearSolverKind::kBiCgStab, Hessian::kTrue},               {LinearSolverKind::kGaussSeidel, Hessian::kProjected},
+      {LinearSolverKind::kGaussSeidel, Hessian::kTrue},            {LinearSolverKind::kLu, Hessian::kTrue}};
+  for (const auto& [kind, hessian] : cases) {
+    for (bool line_search : {true, false}) {
+      const std::string name = linearSolverName(kind) + (hessian == Hessian::kTrue ? " true" : " projected");
+      SCOPED_TRACE(name + (line_search ? " with" : " without") + " line search");
+      NewtonOptions options = withLinearSolver(kind, 1000000, 1e-13, line_search, hessian);
+      IterationLog log;
+      const NewtonRun run = runWith(problem, options, budget, &log);
+      const double distance = (run.state.x - reference.state.x).lpNorm<Eigen::Infinity>() / displacement;
+      std::printf("[ measured ] %s, line search %d: %d Newton iterations (CHOLMOD %d), distance %.2e;%s\n",
+                  name.c_str(), int(line_search), run.newton_iterations,
+                  reference.newton_iterations, distance, historyOf(run).c_str());
+      for (const StepRun& step : run.steps) {
+        EXPECT_EQ(step.reason, StopReason::kConverged) << stopReasonName(step.reason);
+        for (size_t k = 1; k < step.rows.size(); ++k) {
+          EXPECT_GE(log.value(step.rows[k], "linear_iterations"), 1.0);
+          EXPECT_LE(log.value(step.rows[k], "linear_residual"), 1e-12);
+        }
+      }
+      EXPECT_LT(distance, 1e-8);
+    }
   }
 }
 
