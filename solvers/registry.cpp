@@ -23,19 +23,63 @@ namespace {
 // Options are read with the shared reader (core/json_reader.hpp): unknown keys are errors
 // with a "did you mean", and every error names the option's JSON pointer under `field`.
 std::unique_ptr<Solver> makeNewton(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
-  in.onlyKeys(options, field, {"line_search", "max_line_search_steps", "hessian"}, "of solver 'newton'");
+  in.onlyKeys(options, field,
+              {"line_search", "max_line_search_steps", "hessian", "linear_solver", "linear_iterations",
+               "linear_tolerance", "sor_omega"},
+              "of solver 'newton'");
   NewtonOptions newton;
   if (options.contains("line_search"))
     newton.line_search = in.boolean(options["line_search"], jsonPointerChild(field, "line_search"));
   if (options.contains("max_line_search_steps"))
     newton.max_line_search_steps =
         in.integerAtLeast(options["max_line_search_steps"], jsonPointerChild(field, "max_line_search_steps"), 0);
-  if (options.contains("hessian"))
-    newton.hessian = in.enumOf<NewtonOptions::Hessian>(options["hessian"], jsonPointerChild(field, "hessian"),
+
+  // The linear solver of a Newton step (PBNG §11's baselines beside CHOLMOD), and the options
+  // that apply to it only: any other is refused at its own pointer.
+  using Kind = LinearSolverKind;
+  if (options.contains("linear_solver"))
+    newton.linear_solver = in.enumOf<Kind>(options["linear_solver"], jsonPointerChild(field, "linear_solver"),
+                                           {{"cholmod", Kind::kCholmod},
+                                            {"cg", Kind::kConjugateGradient},
+                                            {"bicgstab", Kind::kBiCgStab},
+                                            {"gauss_seidel", Kind::kGaussSeidel},
+                                            {"lu", Kind::kLu}},
+                                           "linear solver");
+  const std::string solver_name = linearSolverName(newton.linear_solver);
+  const bool iterative = newton.linear_solver == Kind::kConjugateGradient || newton.linear_solver == Kind::kBiCgStab ||
+                         newton.linear_solver == Kind::kGaussSeidel;
+  auto onlyWith = [&](const char* key, bool applies, const std::string& which) {
+    if (options.contains(key) && !applies)
+      in.fail(jsonPointerChild(field, key),
+              "applies only to linear_solver " + which + ", not to '" + solver_name + "'");
+  };
+  onlyWith("linear_iterations", iterative, "'cg', 'bicgstab' or 'gauss_seidel'");
+  onlyWith("linear_tolerance", iterative, "'cg', 'bicgstab' or 'gauss_seidel'");
+  onlyWith("sor_omega", newton.linear_solver == Kind::kGaussSeidel, "'gauss_seidel'");
+  if (options.contains("linear_iterations"))
+    newton.linear_iterations =
+        in.integerAtLeast(options["linear_iterations"], jsonPointerChild(field, "linear_iterations"), 1);
+  if (options.contains("linear_tolerance"))
+    newton.linear_tolerance = in.positive(options["linear_tolerance"], jsonPointerChild(field, "linear_tolerance"));
+  if (options.contains("sor_omega")) {
+    const std::string at = jsonPointerChild(field, "sor_omega");
+    newton.sor_omega = in.number(options["sor_omega"], at);
+    if (!(newton.sor_omega > 0.0 && newton.sor_omega < 2.0))
+      in.fail(at, "must be in (0, 2), got " + describeJson(options["sor_omega"]));
+  }
+
+  newton.hessian = defaultHessian(newton.linear_solver);
+  if (options.contains("hessian")) {
+    const std::string at = jsonPointerChild(field, "hessian");
+    newton.hessian = in.enumOf<NewtonOptions::Hessian>(options["hessian"], at,
                                                        {{"auto", NewtonOptions::Hessian::kAuto},
                                                         {"projected", NewtonOptions::Hessian::kProjected},
                                                         {"true", NewtonOptions::Hessian::kTrue}},
                                                        "Hessian");
+    if (newton.hessian == NewtonOptions::Hessian::kAuto && newton.linear_solver != Kind::kCholmod)
+      in.fail(at, "\"auto\" (the true Hessian with projected and shifted fallbacks) needs linear_solver 'cholmod'; "
+                  "with '" + solver_name + "' choose \"projected\" or \"true\"");
+  }
   return std::make_unique<NewtonSolver>(newton);
 }
 

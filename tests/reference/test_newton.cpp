@@ -1,5 +1,6 @@
 // The Newton/CHOLMOD reference: quadratic convergence on a twisted beam, exact free fall,
-// budgets and the no-line-search mode.
+// budgets and the no-line-search mode; the budgeted baselines' linear solvers (CG, BiCGSTAB,
+// Gauss-Seidel, LU) and their options.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,8 +8,10 @@
 #include <iostream>
 #include <random>
 
+#include "core/input_error.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/newton.hpp"
+#include "solvers/registry.hpp"
 
 namespace pbdlab {
 namespace {
@@ -220,6 +223,212 @@ TEST(Newton, LogsSolverTimeAndFactorTime) {
   for (size_t k = 1; k < rows.size(); ++k) {
     EXPECT_GE(rows[k].solver_seconds, rows[k - 1].solver_seconds);
     EXPECT_GT(log.value(rows[k], "factor_seconds"), 0.0);
+  }
+}
+
+// --- The budgeted baselines' linear solvers (PBNG §11) ---------------------------------------
+
+NewtonOptions withLinearSolver(LinearSolverKind kind, int cap, double tolerance, bool line_search,
+                               NewtonOptions::Hessian hessian = NewtonOptions::Hessian::kAuto) {
+  NewtonOptions options;
+  options.linear_solver = kind;
+  options.linear_iterations = cap;
+  options.linear_tolerance = tolerance;
+  options.line_search = line_search;
+  options.hessian = hessian;  // kAuto: the linear solver's default
+  if (kind == LinearSolverKind::kGaussSeidel) options.sor_omega = 1.3;  // the paper's
+  return options;
+}
+
+struct NewtonRun {
+  State state;
+  std::vector<StepRun> steps;
+  int newton_iterations = 0;
+};
+
+NewtonRun runWith(const Problem& problem, const NewtonOptions& options, const Budget& budget, IterationLog* log_out = nullptr) {
+  NewtonSolver newton(options);
+  IterationLog log(newton.logColumns());
+  NewtonRun run;
+  run.state = initialState(problem);
+  newton.setup(problem);
+  for (int step = 0; step < problem.time.num_steps; ++step) {
+    const StepResult result = advanceOneStep(newton, problem, run.state, budget, log);
+    run.steps.push_back({log.rowsOfStep(step + 1), result.reason});
+    run.newton_iterations += result.iterations;
+  }
+  if (log_out) *log_out = log;
+  return run;
+}
+
+std::string historyOf(const NewtonRun& run) {
+  std::string history;
+  for (size_t s = 0; s < run.steps.size(); ++s) {
+    history += " | step " + std::to_string(s + 1) + " " + stopReasonName(run.steps[s].reason) + ":";
+    for (const auto& row : run.steps[s].rows) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, " %.1e", row.relative_residual);
+      history += buffer;
+    }
+  }
+  return history;
+}
+
+// Uncapped, with a tight linear tolerance, every linear solver's Newton reaches CHOLMOD's
+// solution; the column linear_iterations shows what the solve used.
+TEST(NewtonLinearSolvers, EachLinearSolverReachesTheCholmodSolution) {
+  const Problem problem = twistedBeam(2);
+  Budget budget;
+  budget.max_iterations = 60;
+  budget.target_relative_residual = 1e-11;
+  const NewtonRun reference = runWith(problem, NewtonOptions{}, budget);
+  const Positions rest = problem.mesh.restPositionsFlat();
+  double displacement = 0.0;
+  for (int i = 0; i < problem.numDofs(); ++i)
+    displacement = std::max(displacement, std::abs(reference.state.x[i] - rest[i]));
+  using Hessian = NewtonOptions::Hessian;
+  const std::vector<std::pair<LinearSolverKind, Hessian>> cases = {
+      {LinearSolverKind::kConjugateGradient, Hessian::kProjected}, {LinearSolverKind::kConjugateGradient, Hessian::kTrue},
+      {LinearSolverKind::kBiCgStab, Hessian::kTrue},               {LinearSolverKind::kGaussSeidel, Hessian::kProjected},
+      {LinearSolverKind::kGaussSeidel, Hessian::kTrue},            {LinearSolverKind::kLu, Hessian::kTrue}};
+  for (const auto& [kind, hessian] : cases) {
+    for (bool line_search : {true, false}) {
+      const std::string name = linearSolverName(kind) + (hessian == Hessian::kTrue ? " true" : " projected");
+      SCOPED_TRACE(name + (line_search ? " with" : " without") + " line search");
+      NewtonOptions options = withLinearSolver(kind, 1000000, 1e-13, line_search, hessian);
+      IterationLog log;
+      const NewtonRun run = runWith(problem, options, budget, &log);
+      const double distance = (run.state.x - reference.state.x).lpNorm<Eigen::Infinity>() / displacement;
+      std::printf("[ measured ] %s, line search %d: %d Newton iterations (CHOLMOD %d), distance %.2e;%s\n",
+                  name.c_str(), int(line_search), run.newton_iterations,
+                  reference.newton_iterations, distance, historyOf(run).c_str());
+      for (const StepRun& step : run.steps) {
+        EXPECT_EQ(step.reason, StopReason::kConverged) << stopReasonName(step.reason);
+        for (size_t k = 1; k < step.rows.size(); ++k) {
+          EXPECT_GE(log.value(step.rows[k], "linear_iterations"), 1.0);
+          EXPECT_LE(log.value(step.rows[k], "linear_residual"), 1e-12);
+        }
+      }
+      EXPECT_LT(distance, 1e-8);
+    }
+  }
+}
+
+// The paper's budgeted Newton ("2 (7 CGs)", no line search): CG capped at 7 iterations per
+// Newton step. Every iteration logs at most 7, and the step needs more Newton iterations than
+// with CG run to its tolerance (a cap that were ignored would give the same count).
+TEST(NewtonLinearSolvers, CappedConjugateGradientsRespectTheCapAndConvergeMoreSlowly) {
+  const Problem problem = twistedBeam(2);
+  Budget budget;
+  budget.max_iterations = 400;
+  budget.target_relative_residual = 1e-8;
+  const NewtonRun uncapped = runWith(problem, withLinearSolver(LinearSolverKind::kConjugateGradient, 100000, 1e-12, false), budget);
+  for (bool line_search : {false, true}) {
+    SCOPED_TRACE(line_search ? "with line search" : "without line search");
+    IterationLog log;
+    const NewtonRun capped =
+        runWith(problem, withLinearSolver(LinearSolverKind::kConjugateGradient, 7, 1e-12, line_search), budget, &log);
+    std::printf("[ measured ] CG capped at 7, line search %d: %d Newton iterations (uncapped CG %d)\n", int(line_search),
+                capped.newton_iterations, uncapped.newton_iterations);
+    int at_cap = 0, rows = 0;
+    for (const StepRun& step : capped.steps) {
+      EXPECT_EQ(step.reason, StopReason::kConverged) << stopReasonName(step.reason);
+      for (size_t k = 1; k < step.rows.size(); ++k, ++rows) {
+        const double used = log.value(step.rows[k], "linear_iterations");
+        EXPECT_GE(used, 1.0);
+        EXPECT_LE(used, 7.0);
+        at_cap += used == 7.0;
+        EXPECT_GT(log.value(step.rows[k], "linear_residual"), 1e-12);  // the cap, not the tolerance, ended it
+      }
+    }
+    EXPECT_EQ(at_cap, rows);
+    EXPECT_GE(capped.newton_iterations, 1.3 * uncapped.newton_iterations);
+  }
+}
+
+// Linear Gauss-Seidel with SOR capped at a few sweeps (the paper's Fig. 10 runs 3 or 7).
+TEST(NewtonLinearSolvers, CappedGaussSeidelRespectsTheCap) {
+  const Problem problem = twistedBeam(2);
+  Budget budget;
+  budget.max_iterations = 400;
+  budget.target_relative_residual = 1e-6;
+  IterationLog log;
+  const NewtonRun run = runWith(problem, withLinearSolver(LinearSolverKind::kGaussSeidel, 7, 1e-12, true), budget, &log);
+  std::printf("[ measured ] Gauss-Seidel (omega 1.3) capped at 7 sweeps, line search: %d Newton iterations;%s\n",
+              run.newton_iterations, historyOf(run).substr(0, 400).c_str());
+  for (const StepRun& step : run.steps)
+    for (size_t k = 1; k < step.rows.size(); ++k) EXPECT_EQ(log.value(step.rows[k], "linear_iterations"), 7.0);
+}
+
+// CHOLMOD's rows say one direct solve and the residual it reached.
+TEST(NewtonLinearSolvers, CholmodLogsOneSolveAndItsResidual) {
+  const Problem problem = twistedBeam(1);
+  IterationLog log;
+  const NewtonRun run = runWith(problem, NewtonOptions{}, Budget{}, &log);
+  ASSERT_EQ(run.steps[0].reason, StopReason::kConverged);
+  for (size_t k = 1; k < run.steps[0].rows.size(); ++k) {
+    EXPECT_EQ(log.value(run.steps[0].rows[k], "linear_iterations"), 1.0);
+    EXPECT_LT(log.value(run.steps[0].rows[k], "linear_residual"), 1e-8);
+  }
+}
+
+// The scene's options: each bad value or combination is an InputError at its own field.
+TEST(NewtonLinearSolvers, OptionsAreReadStrictly) {
+  const auto make = [](const char* text) {
+    return makeSolver("newton", nlohmann::json::parse(text), "scene.json", "/solver/options");
+  };
+  const auto options = [&](const char* text) { return dynamic_cast<const NewtonSolver&>(*make(text)).options(); };
+  using Hessian = NewtonOptions::Hessian;
+  EXPECT_EQ(options("{}").linear_solver, LinearSolverKind::kCholmod);
+  EXPECT_EQ(options("{}").hessian, Hessian::kAuto);
+  EXPECT_EQ(options(R"({"linear_solver": "cg"})").hessian, Hessian::kProjected);
+  EXPECT_EQ(options(R"({"linear_solver": "gauss_seidel"})").hessian, Hessian::kProjected);
+  EXPECT_EQ(options(R"({"linear_solver": "bicgstab"})").hessian, Hessian::kTrue);
+  EXPECT_EQ(options(R"({"linear_solver": "lu"})").hessian, Hessian::kTrue);
+  const NewtonOptions gs =
+      options(R"({"linear_solver": "gauss_seidel", "linear_iterations": 3, "linear_tolerance": 1e-6, "sor_omega": 1.3,
+                  "hessian": "true", "line_search": false})");
+  EXPECT_EQ(gs.linear_solver, LinearSolverKind::kGaussSeidel);
+  EXPECT_EQ(gs.linear_iterations, 3);
+  EXPECT_EQ(gs.linear_tolerance, 1e-6);
+  EXPECT_EQ(gs.sor_omega, 1.3);
+  EXPECT_EQ(gs.hessian, Hessian::kTrue);
+  EXPECT_EQ(options(R"({"linear_solver": "cg", "linear_iterations": 7})").linear_iterations, 7);
+
+  struct Bad {
+    const char* options;
+    const char* field;
+  };
+  for (const Bad& bad : {
+           Bad{R"({"linear_solver": "qr"})", "/solver/options/linear_solver"},
+           Bad{R"({"linear_solver": 1})", "/solver/options/linear_solver"},
+           Bad{R"({"linear_solver": "cg", "linear_iterations": 0})", "/solver/options/linear_iterations"},
+           Bad{R"({"linear_solver": "cg", "linear_iterations": 7.5})", "/solver/options/linear_iterations"},
+           Bad{R"({"linear_solver": "cg", "linear_tolerance": 0})", "/solver/options/linear_tolerance"},
+           Bad{R"({"linear_solver": "gauss_seidel", "sor_omega": 2.0})", "/solver/options/sor_omega"},
+           Bad{R"({"linear_solver": "gauss_seidel", "sor_omega": 0})", "/solver/options/sor_omega"},
+           Bad{R"({"linear_solver": "gauss_seidel", "sor_omega": "fast"})", "/solver/options/sor_omega"},
+           // Options of another linear solver.
+           Bad{R"({"linear_iterations": 7})", "/solver/options/linear_iterations"},
+           Bad{R"({"linear_tolerance": 1e-6})", "/solver/options/linear_tolerance"},
+           Bad{R"({"linear_solver": "lu", "linear_iterations": 7})", "/solver/options/linear_iterations"},
+           Bad{R"({"linear_solver": "cg", "sor_omega": 1.3})", "/solver/options/sor_omega"},
+           Bad{R"({"linear_solver": "bicgstab", "sor_omega": 1.3})", "/solver/options/sor_omega"},
+           Bad{R"({"sor_omega": 1.3})", "/solver/options/sor_omega"},
+           // "auto" has no fallback to choose from without CHOLMOD.
+           Bad{R"({"linear_solver": "cg", "hessian": "auto"})", "/solver/options/hessian"},
+           Bad{R"({"linear_solver": "lu", "hessian": "auto"})", "/solver/options/hessian"},
+           Bad{R"({"linear_solvr": "cg"})", "/solver/options/linear_solvr"},
+       }) {
+    SCOPED_TRACE(bad.options);
+    try {
+      make(bad.options);
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& error) {
+      EXPECT_EQ(error.field(), bad.field) << error.what();
+      EXPECT_EQ(error.file(), "scene.json");
+      std::printf("[ message  ] %s\n", error.what());
+    }
   }
 }
 
