@@ -46,7 +46,10 @@ std::string sceneOfRow(const fs::path& table_path, const json& row) {
 //    Newton's iterations and its assembly and CHOLMOD time per iteration.
 //  - "solvers": per row a scene and the solvers to time on it ({"name": {options}}), with an
 //    optional scene_patch (as in a validation case: JSON pointer -> value, e.g. fewer frames);
-//    one line per (row, solver): time and iterations per step, ours beside theirs.
+//    one line per (row, solver): time and iterations per step, ours beside theirs. A row's
+//    optional "solver_max_iterations" ({"solver": N}) gives a solver its own iteration budget
+//    per step. When a row runs newton, Newton's breakdown follows: assembly ms per Newton
+//    iteration and ms per linear iteration (a CG iteration or a Gauss-Seidel sweep).
 //  - "time_to_tolerance": rows as in "solvers"; the table's "thresholds" (relative residuals in
 //    (0, 1)) and "baseline" (a solver of every row): per (row, solver) the solver seconds of the
 //    first step until its relative residual first reaches each threshold, and the baseline's
@@ -96,8 +99,16 @@ json readTable(const fs::path& path) {
       in.onlyKeys(rows[k], at, {"label", "scene", "probe"});
       in.nonEmptyString(in.required(rows[k], "probe", at), at + "/probe");
     } else {
-      in.onlyKeys(rows[k], at, {"label", "scene", "solvers", "scene_patch"});
+      in.onlyKeys(rows[k], at, {"label", "scene", "solvers", "scene_patch", "solver_max_iterations"});
       const json& solvers = in.object(in.required(rows[k], "solvers", at), at + "/solvers");
+      if (rows[k].contains("solver_max_iterations")) {  // {"solver": N}: its budget per step in place of the scene's
+        const json& budgets = in.object(rows[k]["solver_max_iterations"], at + "/solver_max_iterations");
+        for (const auto& [name, value] : budgets.items()) {
+          const std::string field = jsonPointerChild(at + "/solver_max_iterations", name);
+          if (!solvers.contains(name)) in.fail(field, "'" + name + "' is not one of the row's solvers");
+          in.integerAtLeast(value, field, 1);
+        }
+      }
       if (solvers.empty()) in.fail(at + "/solvers", "names no solver");
       if (layout == "time_to_tolerance" && !solvers.contains(table["baseline"].get<std::string>()))
         in.fail(at + "/solvers", "does not run the table's baseline '" + table["baseline"].get<std::string>() + "'");
@@ -174,6 +185,37 @@ std::vector<std::string> newtonRows(const json& table, const fs::path& path, con
   return lines;
 }
 
+// A row's iteration budget for `solver` (its solver_max_iterations entry), if it has one.
+void applyRowBudget(const json& row, const std::string& solver, Scene& scene) {
+  if (!row.contains("solver_max_iterations") || !row["solver_max_iterations"].contains(solver)) return;
+  const int budget = row["solver_max_iterations"][solver].get<int>();
+  scene.solver.budget.max_iterations = budget;
+  scene.resolved["solver"]["max_iterations"] = budget;
+}
+
+// Mean of a solver log column over the rows that have it, times `scale` ("–" if none has it).
+std::string meanOfColumn(const IterationLog& log, const std::string& column, double scale) {
+  const int index = log.columnIndex(column);
+  if (index < 0) return "–";
+  double sum = 0.0;
+  int count = 0;
+  for (const IterationRow& row : log.rows())
+    if (std::isfinite(row.extra[index])) sum += row.extra[index], ++count;
+  return count ? fmt::format("{:.2f}", scale * sum / count) : "–";
+}
+
+// Milliseconds per linear iteration of Newton's linear solver (factor_seconds over
+// linear_iterations, summed over the run): a CG iteration or a Gauss-Seidel sweep.
+std::string msPerLinearIteration(const IterationLog& log) {
+  const int seconds = log.columnIndex("factor_seconds"), iterations = log.columnIndex("linear_iterations");
+  if (seconds < 0 || iterations < 0) return "–";
+  double total_seconds = 0.0, total_iterations = 0.0;
+  for (const IterationRow& row : log.rows())
+    if (std::isfinite(row.extra[seconds]) && std::isfinite(row.extra[iterations]))
+      total_seconds += row.extra[seconds], total_iterations += row.extra[iterations];
+  return total_iterations > 0 ? fmt::format("{:.2f}", 1e3 * total_seconds / total_iterations) : "–";
+}
+
 // The colors a solver reports in its log (its `colors` column at the first row that has one):
 // PBNG's node colors, the XPBD family's constraint colors; "–" for a solver without colors.
 std::string colorsOf(const IterationLog& log) {
@@ -192,10 +234,17 @@ std::vector<std::string> solverRows(const json& table, const fs::path& path, con
   const std::string id = table["id"];
   const json theirs = table.value("theirs", json::object());
   std::vector<std::string> lines;
-  lines.push_back("| example | solver | vertices | elements | step dt (s) | steps | ours: ms / step | "
-                  "theirs: ms / frame | ours: iterations / step | theirs: iterations / frame | ours: ms / iteration | "
-                  "theirs: ms / iteration | ours: colors | theirs: colors |");
-  lines.push_back("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  // Newton's breakdown (assembly per Newton iteration, ms per linear iteration) when a row runs it.
+  bool newton_columns = false;
+  for (const json& row : table["rows"]) newton_columns |= row["solvers"].contains("newton");
+  lines.push_back(std::string("| example | solver | vertices | elements | step dt (s) | steps | ours: ms / step | "
+                              "theirs: ms / frame | ours: iterations / step | theirs: iterations / frame | ours: ms / iteration | "
+                              "theirs: ms / iteration | ours: colors | theirs: colors |") +
+                  (newton_columns ? " ours: Newton assembly ms / iteration | theirs: Newton overhead ms / iteration | "
+                                    "ours: linear solve ms / linear iteration | theirs: ms / linear iteration |"
+                                  : ""));
+  lines.push_back(std::string("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|") +
+                  (newton_columns ? "---|---|---|---|" : ""));
   size_t run_count = 0, run_index = 0;
   for (const json& row : table["rows"]) run_count += row["solvers"].size();
   for (size_t k = 0; k < table["rows"].size(); ++k) {
@@ -209,15 +258,16 @@ std::vector<std::string> solverRows(const json& table, const fs::path& path, con
       Scene scene = base;
       const std::string field = jsonPointerChild(at + "/solvers", solver);
       useSolver(scene, solver, options, path.string(), field);
+      applyRowBudget(row, solver, scene);
       const std::unique_ptr<Solver> instance = makeSolver(solver, options, path.string(), field);
       const std::string prefix = fmt::format("| {} | {} | {} | {} | {:g} |", label, solver, scene.problem.numNodes(),
                                              scene.problem.mesh.numElements(), scene.problem.time.dt);
       if (const std::string reason = instance->rejectionReason(scene.problem); !reason.empty()) {
-        lines.push_back(fmt::format("{} – | skipped: {} | {} | – | {} | – | {} | – | {} |", prefix, reason,
+        lines.push_back(fmt::format("{} – | skipped: {} | {} | – | {} | – | {} | – | {} |{}", prefix, reason,
                                     theirValue(theirs, label, {solver, "ms_per_frame"}),
                                     theirValue(theirs, label, {solver, "iterations_per_frame"}),
                                     theirValue(theirs, label, {solver, "ms_per_iteration"}),
-                                    theirValue(theirs, label, {solver, "colors"})));
+                                    theirValue(theirs, label, {solver, "colors"}), newton_columns ? " – | – | – | – |" : ""));
         continue;
       }
       fmt::print(stderr, "[{}/{}] {}: {} with {} ({} vertices, {} steps)\n", run_index, run_count, id, label, solver,
@@ -243,7 +293,12 @@ std::vector<std::string> solverRows(const json& table, const fs::path& path, con
                                   theirValue(theirs, label, {solver, "ms_per_frame"}), mean(iterations),
                                   theirValue(theirs, label, {solver, "iterations_per_frame"}), per_iteration,
                                   theirValue(theirs, label, {solver, "ms_per_iteration"}), colorsOf(run.log),
-                                  theirValue(theirs, label, {solver, "colors"})));
+                                  theirValue(theirs, label, {solver, "colors"})) +
+                      (newton_columns ? fmt::format(" {} | {} | {} | {} |", meanOfColumn(run.log, "assembly_seconds", 1e3),
+                                                    theirValue(theirs, label, {solver, "newton_overhead_ms_per_iteration"}),
+                                                    msPerLinearIteration(run.log),
+                                                    theirValue(theirs, label, {solver, "ms_per_linear_iteration"}))
+                                      : std::string()));
     }
   }
   return lines;
@@ -292,6 +347,7 @@ std::vector<std::string> timeToToleranceRows(const json& table, const fs::path& 
       Scene scene = base;
       const std::string field = jsonPointerChild(at + "/solvers", solver);
       useSolver(scene, solver, options, path.string(), field);
+      applyRowBudget(row, solver, scene);
       if (const std::string reason = makeSolver(solver, options, path.string(), field)->rejectionReason(scene.problem);
           !reason.empty())
         throw InputError(path.string(), field, "the solver rejects the row's scene: " + reason);

@@ -30,6 +30,22 @@ grep -q '^Theirs: a paper (theirs)' "$data/table.md" || fail "no source line"
 [[ -s $data/runs/tiny/Block/xpbd/summary.json ]] || fail "no run folder per solver"
 grep -q '"steps": 3' "$data/runs/tiny/Block/xpbd/summary.json" || fail "scene_patch not applied to the resolved scene"
 
+# A row running newton adds Newton's breakdown; solver_max_iterations gives one solver its budget.
+cat > "$data/benchmarks/tables/withnewton.json" <<'JSON'
+{"id": "withnewton", "title": "newton beside", "layout": "solvers",
+ "rows": [{"label": "Block", "scene": "../../scenes/block.json", "scene_patch": {"/time/steps": 2},
+           "solver_max_iterations": {"newton": 2},
+           "solvers": {"xpbd": {}, "newton": {"linear_solver": "gauss_seidel", "linear_iterations": 3, "line_search": false}}}],
+ "theirs": {"values": {"Block": {"newton": {"newton_overhead_ms_per_iteration": 620, "ms_per_linear_iteration": 35}}}}}
+JSON
+"$pbdlab" table withnewton --data-dir "$data" --out "$data/runs" > "$data/table2.md"
+cat "$data/table2.md"
+grep -q 'ours: Newton assembly ms / iteration | theirs: Newton overhead ms / iteration | ours: linear solve ms / linear iteration | theirs: ms / linear iteration |$' "$data/table2.md" || fail "newton columns in the header"
+grep -q '^| Block | newton | 45 | 80 | 0.01 | 2 | [0-9.]* | – | 2.0 | – | [0-9.]* | – | – | – | [0-9.]* | 620 | [0-9.]* | 35 |$' "$data/table2.md" || fail "newton line (2 iterations a step, its breakdown)"
+grep -q '^| Block | xpbd | 45 | 80 | 0.01 | 2 | [0-9.]* | – | 7.0 | – | [0-9.]* | – | [0-9]* | – | – | – | – | – |$' "$data/table2.md" || fail "xpbd line (the scene's 7 iterations, no Newton breakdown)"
+sed 's/"solver_max_iterations": {"newton": 2}/"solver_max_iterations": {"pbng": 2}/' "$data/benchmarks/tables/withnewton.json" > "$data/benchmarks/tables/bad5.json"
+expect_bad_table bad5 /rows/0/solver_max_iterations/pbng
+
 # Bad input: an unknown solver and a patch of a value the scene does not have.
 sed 's/"fp_pxpbd": {}/"nosuch": {}/' "$data/benchmarks/tables/tiny.json" > "$data/benchmarks/tables/bad1.json"
 sed 's|"/time/steps"|"/time/frames"|' "$data/benchmarks/tables/tiny.json" > "$data/benchmarks/tables/bad2.json"
