@@ -1,8 +1,10 @@
 // Time per PBNG iteration (one nonlinear Gauss-Seidel sweep over every free node, node colors in
-// parallel; PBNG §7, §10) with fixed corotated on the Res 16 and Res 32 boxes (unit cube, N
+// parallel; PBNG §7, §10) with fixed corotated on the Res 16, 32 and 64 boxes (unit cube, N
 // nodes per side, five tets per cell), x-min clamped, gravity, E = 1000, nu = 0.3, rho = 10,
 // backward Euler dt = 0.01 (the PBNG Table 1 dropping box; PXPBD §5.2); the warm-started
-// rotation (default) and the SVD at every visit (…Svd). Set-up (node table,
+// rotation (default) and the SVD at every visit (…Svd); beside them a PBD sweep (constraint
+// coloring, PBNG Table 1's comparison) on the same box. ns_per_visit: per element-node incidence
+// (4 a tet; PBNG evaluates each element once for each of its free nodes). Set-up (node table,
 // coloring) and the yardstick are outside the timed region. Run in Release:
 //   OMP_NUM_THREADS=2 ./build/benchmarks/bench_pbng --benchmark_out=bench.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
@@ -12,6 +14,8 @@
 
 #include "benchmarks/omp_threads.hpp"
 #include "meshes/box_mesh.hpp"
+#include "benchmarks/xpbd_sweep_loop.hpp"
+#include "solvers/pbd_xpbd/xpbd_solver.hpp"
 #include "solvers/pbng/pbng_solver.hpp"
 #include "tests/support/clamped_block.hpp"
 
@@ -60,6 +64,26 @@ void sweepCorotated(benchmark::State& state, PbngOptions::Rotation rotation) {
   state.counters["ns_per_node"] = benchmark::Counter(static_cast<double>(problem.numNodes()),
                                                      benchmark::Counter::kIsIterationInvariantRate |
                                                          benchmark::Counter::kInvert);
+  state.counters["ns_per_visit"] =
+      benchmark::Counter(static_cast<double>(problem.mesh.numElements() * problem.mesh.elements.cols()),
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  if (!x.allFinite()) state.SkipWithError("positions became non-finite");
+}
+
+// PBD on the same box: one sweep over the element constraints (constraint colors in
+// parallel), zero compliance and eps = 0 (the pbd solver's defaults, family.cpp).
+void BM_PbdSweepCorotated(benchmark::State& state) {
+  const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
+  const Problem& problem = boxFor(static_cast<int>(state.range(0)));
+  XpbdOptions options;
+  options.variant = XpbdVariant::kPbd;
+  options.eps = 0.0;
+  XpbdSolver solver(options);
+  solver.setup(problem);
+  const Positions x = bench::timeXpbdSweeps(state, solver, problem, 40);
+  state.counters["vertices"] = problem.numNodes();
+  state.counters["tets"] = problem.mesh.numElements();
+  state.counters["colors"] = solver.numElementColors();
   if (!x.allFinite()) state.SkipWithError("positions became non-finite");
 }
 
@@ -68,8 +92,9 @@ void BM_PbngSweepCorotated(benchmark::State& state) { sweepCorotated(state, Pbng
 // The SVD at every element visit ("rotation": "svd"; the path before the warm start).
 void BM_PbngSweepCorotatedSvd(benchmark::State& state) { sweepCorotated(state, PbngOptions::Rotation::kSvd); }
 
-BENCHMARK(BM_PbngSweepCorotated)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PbngSweepCorotated)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PbngSweepCorotatedSvd)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PbdSweepCorotated)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace pbdlab
