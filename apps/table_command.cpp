@@ -185,12 +185,30 @@ std::vector<std::string> newtonRows(const json& table, const fs::path& path, con
   return lines;
 }
 
-// A row's iteration budget for `solver` (its solver_max_iterations entry), if it has one.
-void applyRowBudget(const json& row, const std::string& solver, Scene& scene) {
-  if (!row.contains("solver_max_iterations") || !row["solver_max_iterations"].contains(solver)) return;
-  const int budget = row["solver_max_iterations"][solver].get<int>();
-  scene.solver.budget.max_iterations = budget;
-  scene.resolved["solver"]["max_iterations"] = budget;
+// Row k's scene with its scene_patch applied.
+Scene rowScene(const fs::path& path, const json& row, size_t k) {
+  return loadPatchedScene(sceneOfRow(path, row), row.value("scene_patch", json::object()), path.string(),
+                          jsonPointerChild("/rows", k) + "/scene_patch");
+}
+
+// Row k's scene set up for one of its solvers: the row's options for it and its budget
+// (solver_max_iterations), and the solver's reason to reject the scene ("" if it runs it).
+struct RowRun {
+  Scene scene;
+  std::string rejection;
+};
+RowRun prepareRowRun(const fs::path& path, const json& row, size_t k, const Scene& base, const std::string& solver) {
+  RowRun run{base, ""};
+  const std::string field = jsonPointerChild(jsonPointerChild("/rows", k) + "/solvers", solver);
+  const json& options = row["solvers"][solver];
+  useSolver(run.scene, solver, options, path.string(), field);
+  if (row.contains("solver_max_iterations") && row["solver_max_iterations"].contains(solver)) {
+    const int budget = row["solver_max_iterations"][solver].get<int>();
+    run.scene.solver.budget.max_iterations = budget;
+    run.scene.resolved["solver"]["max_iterations"] = budget;
+  }
+  run.rejection = makeSolver(solver, options, path.string(), field)->rejectionReason(run.scene.problem);
+  return run;
 }
 
 // Mean of a solver log column over the rows that have it, times `scale` ("–" if none has it).
@@ -250,19 +268,14 @@ std::vector<std::string> solverRows(const json& table, const fs::path& path, con
   for (size_t k = 0; k < table["rows"].size(); ++k) {
     const json& row = table["rows"][k];
     const std::string label = row.at("label");
-    const std::string at = jsonPointerChild("/rows", k);
-    const Scene base =
-        loadPatchedScene(sceneOfRow(path, row), row.value("scene_patch", json::object()), path.string(), at + "/scene_patch");
+    const Scene base = rowScene(path, row, k);
     for (const auto& [solver, options] : row["solvers"].items()) {
       ++run_index;
-      Scene scene = base;
-      const std::string field = jsonPointerChild(at + "/solvers", solver);
-      useSolver(scene, solver, options, path.string(), field);
-      applyRowBudget(row, solver, scene);
-      const std::unique_ptr<Solver> instance = makeSolver(solver, options, path.string(), field);
+      const RowRun prepared = prepareRowRun(path, row, k, base, solver);
+      const Scene& scene = prepared.scene;
       const std::string prefix = fmt::format("| {} | {} | {} | {} | {:g} |", label, solver, scene.problem.numNodes(),
                                              scene.problem.mesh.numElements(), scene.problem.time.dt);
-      if (const std::string reason = instance->rejectionReason(scene.problem); !reason.empty()) {
+      if (const std::string& reason = prepared.rejection; !reason.empty()) {
         lines.push_back(fmt::format("{} – | skipped: {} | {} | – | {} | – | {} | – | {} |{}", prefix, reason,
                                     theirValue(theirs, label, {solver, "ms_per_frame"}),
                                     theirValue(theirs, label, {solver, "iterations_per_frame"}),
@@ -332,25 +345,19 @@ std::vector<std::string> timeToToleranceRows(const json& table, const fs::path& 
   for (size_t k = 0; k < table["rows"].size(); ++k) {
     const json& row = table["rows"][k];
     const std::string label = row.at("label");
-    const std::string at = jsonPointerChild("/rows", k);
-    const Scene base =
-        loadPatchedScene(sceneOfRow(path, row), row.value("scene_patch", json::object()), path.string(), at + "/scene_patch");
+    const Scene base = rowScene(path, row, k);
     std::map<std::string, std::vector<double>> seconds_to;  // solver -> seconds per threshold (NaN: never)
-    std::vector<std::pair<std::string, std::string>> prefixes;
     // The baseline first, so that every other solver's ratio can be printed on its own line.
     std::vector<std::string> order = {baseline};
     for (const auto& [solver, options] : row["solvers"].items())
       if (solver != baseline) order.push_back(solver);
     for (const std::string& solver : order) {
       ++run_index;
-      const json& options = row["solvers"][solver];
-      Scene scene = base;
-      const std::string field = jsonPointerChild(at + "/solvers", solver);
-      useSolver(scene, solver, options, path.string(), field);
-      applyRowBudget(row, solver, scene);
-      if (const std::string reason = makeSolver(solver, options, path.string(), field)->rejectionReason(scene.problem);
-          !reason.empty())
-        throw InputError(path.string(), field, "the solver rejects the row's scene: " + reason);
+      const RowRun prepared = prepareRowRun(path, row, k, base, solver);
+      const Scene& scene = prepared.scene;
+      if (!prepared.rejection.empty())
+        throw InputError(path.string(), jsonPointerChild(jsonPointerChild("/rows", k) + "/solvers", solver),
+                         "the solver rejects the row's scene: " + prepared.rejection);
       fmt::print(stderr, "[{}/{}] {}: {} with {} ({} vertices)\n", run_index, run_count, id, label, solver,
                  scene.problem.numNodes());
       const RunResult run = runScene(scene, {rowOut(out_dir, id, label, solver), false, 0.0, ""});
