@@ -116,10 +116,11 @@ void Problem::bindNodeSets(const std::string& source) {
       if (node >= body_first_node_[b] && node < body_first_node_[b + 1])
         throw InputError(source, field, "node set '" + binding.node_set + "' lies in body '" + binding.body +
                                             "' itself: a body is bound to another one");
-      const FieldSampler::Location at = sampler.locate(mesh.restPosition(node));
+      const FieldSampler::Location at = sampler.locate(mesh.restPosition(node) + binding.offset);
       if (at.element < 0)
-        throw InputError(source, field, "node " + std::to_string(node) + " of '" + binding.node_set +
-                                            "' is not inside body '" + binding.body + "' at rest");
+        throw InputError(source, field, "node " + std::to_string(node) + " of '" + binding.node_set + "'" +
+                                            (binding.offset.isZero() ? std::string() : " moved by the offset") +
+                                            " is not inside body '" + binding.body + "' at rest");
       WeakConstraint c;
       c.nodes_a = {node};
       c.weights_a = {1.0};

@@ -95,6 +95,10 @@ struct NodeSetBinding {
   double k_n = 0.0;
   double k_t = 0.0;
   Vec3 normal = Vec3::UnitX();
+  // Each node at rest position X is bound to the body's point at X + offset (zero: the point
+  // where the node lies). A non-zero offset starts the springs stretched across a gap (PBNG
+  // Fig. 17's iteration 0); the spring's rest length is zero either way.
+  Vec3 offset = Vec3::Zero();
 };
 
 // Vertex-triangle collisions between bodies, detected at the start of each step

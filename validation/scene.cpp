@@ -244,7 +244,7 @@ std::vector<NodeSetBinding> parseBindings(const Reader& in, const json& doc, jso
   for (size_t k = 0; k < list.size(); ++k) {
     const std::string here = child(at, k);
     const json& entry = in.object(list[k], here);
-    in.onlyKeys(entry, here, {"node_set", "body", "stiffness", "k_n", "k_t", "normal"});
+    in.onlyKeys(entry, here, {"node_set", "body", "stiffness", "k_n", "k_t", "normal", "offset"});
     NodeSetBinding binding;
     binding.node_set = in.nonEmptyString(in.required(entry, "node_set", here), here + "/node_set");
     binding.body = in.nonEmptyString(in.required(entry, "body", here), here + "/body");
@@ -261,8 +261,10 @@ std::vector<NodeSetBinding> parseBindings(const Reader& in, const json& doc, jso
       binding.normal = in.vec3(entry["normal"], here + "/normal");
       if (!(binding.normal.norm() > 0.0)) in.fail(here + "/normal", "must be a non-zero vector");
     }
+    if (entry.contains("offset")) binding.offset = in.vec3(entry["offset"], here + "/offset");
     out.push_back({{"node_set", binding.node_set}, {"body", binding.body}, {"k_n", binding.k_n}, {"k_t", binding.k_t},
                    {"normal", toJson(binding.normal)}});
+    if (entry.contains("offset")) out.back()["offset"] = toJson(binding.offset);  // only when given: resolved scenes keep their keys
     bindings.push_back(binding);
   }
   return bindings;

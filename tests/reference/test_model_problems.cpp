@@ -66,19 +66,59 @@ Problem oneBlock() {
   return problem;
 }
 
-Problem twoBoundBlocks(double k) {
+// `gap`: the right block starts that far to the right, bound across the gap by the binding's
+// offset (its springs start stretched).
+Problem twoBoundBlocks(double k, double gap = 0.0) {
   Problem problem;
   BoxMeshRecipe box;
   box.size = Vec3(1.0, 1.0, 1.0);
   box.cells = {4, 4, 4};
   problem.bodies.push_back({"left", makeBoxMesh(box), rubber(1e6), {}, {}});
-  box.origin = Vec3(1.0, 0.0, 0.0);
+  box.origin = Vec3(1.0 + gap, 0.0, 0.0);
   problem.bodies.push_back({"right", makeBoxMesh(box), rubber(1e6), {}, {}});
   problem.gravity = Vec3(0.0, -9.81, 0.0);
   problem.dirichlet.push_back({"left/x-min", {true, true, true}, {}});
-  problem.bindings.push_back({"right/x-min", "left", k, k, Vec3::UnitX()});
+  NodeSetBinding binding{"right/x-min", "left", k, k, Vec3::UnitX()};
+  binding.offset = Vec3(-gap, 0.0, 0.0);
+  problem.bindings.push_back(binding);
   problem.finalize("two bound blocks");
   return problem;
+}
+
+// A binding across a gap (offset) pulls the right block back: the equilibrium is the one of the
+// blocks bound where they touch (the energy does not see a translation along x), reached from
+// springs that start stretched by the gap.
+TEST(WeakConstraints, ABindingAcrossAGapReachesTheEquilibriumOfTouchingBlocks) {
+  const Problem touching = twoBoundBlocks(1e7);
+  const Problem apart = twoBoundBlocks(1e7, 0.3);
+  const Positions x_touching = solveWithNewton(touching);
+  const Positions x_apart = solveWithNewton(apart);
+  ASSERT_EQ(x_touching.size(), x_apart.size());
+  const double scale = (x_touching - touching.mesh.restPositionsFlat()).lpNorm<Eigen::Infinity>();
+  EXPECT_LT((x_apart - x_touching).lpNorm<Eigen::Infinity>(), 1e-6 * scale + 1e-9);
+  // The springs start stretched: the first binding's C at rest is the gap.
+  const WeakConstraint& c = apart.weak_constraints.front();
+  Vec3 a = Vec3::Zero(), b = Vec3::Zero();
+  for (size_t j = 0; j < c.nodes_a.size(); ++j) a += c.weights_a[j] * apart.mesh.restPosition(c.nodes_a[j]);
+  for (size_t j = 0; j < c.nodes_b.size(); ++j) b += c.weights_b[j] * apart.mesh.restPosition(c.nodes_b[j]);
+  EXPECT_NEAR((a - b).norm(), 0.3, 1e-12);
+  // An offset that does not land inside the body is refused, naming the binding.
+  Problem outside;
+  BoxMeshRecipe box;
+  box.cells = {2, 2, 2};
+  outside.bodies.push_back({"left", makeBoxMesh(box), rubber(1e6), {}, {}});
+  box.origin = Vec3(1.5, 0.0, 0.0);
+  outside.bodies.push_back({"right", makeBoxMesh(box), rubber(1e6), {}, {}});
+  NodeSetBinding binding{"right/x-min", "left", 1e5, 1e5, Vec3::UnitX()};
+  binding.offset = Vec3(-0.2, 0.0, 0.0);  // lands at x = 1.3, outside the left block
+  outside.bindings.push_back(binding);
+  try {
+    outside.finalize("gap");
+    FAIL() << "an offset outside the body was accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "/bindings/0");
+    EXPECT_NE(std::string(error.what()).find("moved by the offset"), std::string::npos) << error.what();
+  }
 }
 
 TEST(WeakConstraints, TwoBoundBlocksApproachOneBlockAsTheStiffnessGrows) {
