@@ -521,6 +521,18 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"name_with_slash", kFull, "/name", "\"a/b\"", "/name"}),
     [](const auto& info) { return info.param.name; });
 
+// Bindings across a gap (offset): a malformed offset, and one that lands outside the body.
+const json kGap = json::parse(std::ifstream(std::string(PBDLAB_SOURCE_DIR) + "/scenes/two_blocks_hanging_gap.json"));
+
+INSTANTIATE_TEST_SUITE_P(
+    Bindings, BadScene,
+    ::testing::Values(
+        BadCase{"binding_offset_two_numbers", kGap, "/bindings/0/offset", "[0, 0.25]", "/bindings/0/offset"},
+        BadCase{"binding_offset_nan", kGap, "/bindings/0/offset", "[0, \"NaN\", 0]", "/bindings/0/offset/1"},
+        BadCase{"binding_offset_outside_the_body", kGap, "/bindings/0/offset", "[0, 5, 0]", "/bindings/0"},
+        BadCase{"binding_without_offset_across_the_gap", kGap, "/bindings/0/offset", "", "/bindings/0"}),
+    [](const auto& info) { return info.param.name; });
+
 // --- mesh recipes ---------------------------------------------------------------------------
 
 json sceneWithMesh(const json& mesh) {
