@@ -46,9 +46,9 @@ NewtonOptions::Hessian defaultHessian(LinearSolverKind kind) {
 NewtonSolver::NewtonSolver(NewtonOptions options) : options_(options) {
   if (options_.linear_solver == LinearSolverKind::kCholmod) return;
   if (options_.hessian == NewtonOptions::Hessian::kAuto) options_.hessian = defaultHessian(options_.linear_solver);
-  if (options_.linear_iterations < 1 || !(options_.linear_tolerance > 0.0) ||
+  if (options_.linear_iterations < 1 || !(options_.linear_tolerance >= 0.0) ||
       !(options_.sor_omega > 0.0 && options_.sor_omega < 2.0))
-    throw std::invalid_argument("NewtonOptions: linear_iterations >= 1, linear_tolerance > 0, 0 < sor_omega < 2");
+    throw std::invalid_argument("NewtonOptions: linear_iterations >= 1, linear_tolerance >= 0, 0 < sor_omega < 2");
   linear_solver_ = std::make_unique<SparseLinearSolver>(SparseLinearSolver::Options{
       options_.linear_solver, options_.linear_iterations, options_.linear_tolerance, options_.sor_omega});
 }

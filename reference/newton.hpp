@@ -40,7 +40,8 @@ struct NewtonOptions {
   LinearSolverKind linear_solver = LinearSolverKind::kCholmod;
   // CG/BiCGSTAB: iterations, Gauss-Seidel: sweeps, per Newton iteration (iterative only).
   int linear_iterations = 1000;
-  double linear_tolerance = 1e-10;  // relative residual |H d + g| / |g| ending an iterative solve
+  // Relative residual |H d + g| / |g| ending an iterative solve; 0: always linear_iterations.
+  double linear_tolerance = 1e-10;
   double sor_omega = 1.0;           // Gauss-Seidel's relaxation, in (0, 2); the paper's is 1.3
 };
 

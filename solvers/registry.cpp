@@ -60,7 +60,7 @@ std::unique_ptr<Solver> makeNewton(const nlohmann::json& options, const JsonRead
     newton.linear_iterations =
         in.integerAtLeast(options["linear_iterations"], jsonPointerChild(field, "linear_iterations"), 1);
   if (options.contains("linear_tolerance"))
-    newton.linear_tolerance = in.positive(options["linear_tolerance"], jsonPointerChild(field, "linear_tolerance"));
+    newton.linear_tolerance = in.nonNegative(options["linear_tolerance"], jsonPointerChild(field, "linear_tolerance"));
   if (options.contains("sor_omega")) {
     const std::string at = jsonPointerChild(field, "sor_omega");
     newton.sor_omega = in.number(options["sor_omega"], at);

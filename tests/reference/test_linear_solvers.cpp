@@ -104,6 +104,13 @@ TEST(LinearSolvers, GaussSeidelSweepIsTheSorFormula) {
   const GaussSeidelResult result = gaussSeidelSor(expansion.update(lower), b, omega, 2, 1e-300, x, residual);
   EXPECT_EQ(result.sweeps, 2);
   EXPECT_LT((x - expected).norm(), 1e-15 * expected.norm());
+  // Tolerance 0: the same sweeps (a fixed budget, no residual between them) and the residual
+  // of the last iterate.
+  VecX x_budget = VecX::Zero(9);
+  const GaussSeidelResult budget = gaussSeidelSor(expansion.update(lower), b, omega, 2, 0.0, x_budget, residual);
+  EXPECT_EQ(budget.sweeps, 2);
+  EXPECT_EQ(x_budget, x);
+  EXPECT_NEAR(budget.relative_residual, (b - A * x).norm() / b.norm(), 1e-14);
 }
 
 struct SolverCase {

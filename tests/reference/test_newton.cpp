@@ -404,7 +404,7 @@ TEST(NewtonLinearSolvers, OptionsAreReadStrictly) {
            Bad{R"({"linear_solver": 1})", "/solver/options/linear_solver"},
            Bad{R"({"linear_solver": "cg", "linear_iterations": 0})", "/solver/options/linear_iterations"},
            Bad{R"({"linear_solver": "cg", "linear_iterations": 7.5})", "/solver/options/linear_iterations"},
-           Bad{R"({"linear_solver": "cg", "linear_tolerance": 0})", "/solver/options/linear_tolerance"},
+           Bad{R"({"linear_solver": "cg", "linear_tolerance": -1e-6})", "/solver/options/linear_tolerance"},
            Bad{R"({"linear_solver": "gauss_seidel", "sor_omega": 2.0})", "/solver/options/sor_omega"},
            Bad{R"({"linear_solver": "gauss_seidel", "sor_omega": 0})", "/solver/options/sor_omega"},
            Bad{R"({"linear_solver": "gauss_seidel", "sor_omega": "fast"})", "/solver/options/sor_omega"},
