@@ -12,8 +12,18 @@
 
 namespace pbdlab {
 
+// On 3x3 arrays in one storage order (P may be any of them), with J = det F given: the form
+// PBNG's lane kernel (solvers/pbng/p1_visit.cpp) vectorizes across elements.
+inline void fixedCorotatedStress(double mu, double lambda, const double* F, const double* R,
+                                 const double* cofactor_of_F, double J, double* P) {
+  const double volumetric = lambda * (J - 1.0);
+  for (int k = 0; k < 9; ++k) P[k] = 2.0 * mu * (F[k] - R[k]) + volumetric * cofactor_of_F[k];
+}
+
 inline Mat3 fixedCorotatedStress(double mu, double lambda, const Mat3& F, const Mat3& R, const Mat3& cofactor_of_F) {
-  return 2.0 * mu * (F - R) + (lambda * (F.determinant() - 1.0)) * cofactor_of_F;
+  Mat3 P;
+  fixedCorotatedStress(mu, lambda, F.data(), R.data(), cofactor_of_F.data(), F.determinant(), P.data());
+  return P;
 }
 
 }  // namespace pbdlab

@@ -53,67 +53,73 @@ Mat3 polarRotation(const Mat3& F);
 // off the jump set: the same rotation-variant R, the maximizer, not a reflection) when R0 is
 // near enough; the basin shrinks with sigma_2 + sigma_3 (H's smallest eigenvalue there).
 constexpr double kWarmStartMaxAngle = 0.5;
-// (Inline: PBNG calls it at every element visit; a call spills the caller's 3x3 matrices.)
-inline bool warmStartedPolarRotation(const Mat3& F, const Mat3& R0, Mat3& R) {
+// The step on column-major 3x3 arrays (m[i + 3 j] = M(i, j)), without branches: it computes
+// every quantity for every input and returns whether the step is trusted, so that a loop
+// over many elements' F, R0 and R (PBNG's sweep, solvers/pbng/p1_visit.hpp) vectorizes
+// across them. Where it returns false R is finite for finite input (the step is taken as
+// w = 0) but is not the answer. Inline: PBNG calls it at every element visit.
+inline __attribute__((always_inline)) bool warmStartedPolarStep(const double* F, const double* R0, double* R) {
   // The derivation is in the header: H w = b, H = tr(S) I - sym(S), b = axial(S - S^T).
-  const Mat3 S = R0.transpose() * F;
-  const double t = S.trace();
-  const double h00 = t - S(0, 0), h11 = t - S(1, 1), h22 = t - S(2, 2);
-  const double h01 = -0.5 * (S(0, 1) + S(1, 0)), h02 = -0.5 * (S(0, 2) + S(2, 0)),
-               h12 = -0.5 * (S(1, 2) + S(2, 1));
-  const double b0 = S(2, 1) - S(1, 2), b1 = S(0, 2) - S(2, 0), b2 = S(1, 0) - S(0, 1);
+  double S[9];
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 3; ++i) S[i + 3 * j] = R0[3 * i] * F[3 * j] + R0[3 * i + 1] * F[3 * j + 1] + R0[3 * i + 2] * F[3 * j + 2];
+  const double t = S[0] + S[4] + S[8];
+  const double h00 = t - S[0], h11 = t - S[4], h22 = t - S[8];
+  const double h01 = -0.5 * (S[3] + S[1]), h02 = -0.5 * (S[6] + S[2]), h12 = -0.5 * (S[7] + S[5]);
+  const double b0 = S[5] - S[7], b1 = S[6] - S[2], b2 = S[1] - S[3];
   // w = adj(H) b / det H (one division). H is positive definite exactly when its leading
   // minors h00, h00 h11 - h01^2 and det H are > 0 (Sylvester; written so that NaN fails).
   const double a00 = h11 * h22 - h12 * h12, a01 = h02 * h12 - h01 * h22, a02 = h01 * h12 - h02 * h11;
   const double a11 = h00 * h22 - h02 * h02, a12 = h01 * h02 - h00 * h12, a22 = h00 * h11 - h01 * h01;
   const double det = h00 * a00 + h01 * a01 + h02 * a02;
-  if (!(h00 > 0.0 && a22 > 0.0 && det > 0.0)) return false;
   const double v0 = a00 * b0 + a01 * b1 + a02 * b2;
   const double v1 = a01 * b0 + a11 * b1 + a12 * b2;
   const double v2 = a02 * b0 + a12 * b1 + a22 * b2;
-  // |w| = |v| / det <= kWarmStartMaxAngle, checked before dividing.
-  if (!(v0 * v0 + v1 * v1 + v2 * v2 <= (kWarmStartMaxAngle * det) * (kWarmStartMaxAngle * det))) return false;
-  const double inv = 1.0 / det;
+  // |w| = |v| / det <= kWarmStartMaxAngle, compared before dividing.
+  const double limit = kWarmStartMaxAngle * det;
+  const bool trusted = (h00 > 0.0) & (a22 > 0.0) & (det > 0.0) & (v0 * v0 + v1 * v1 + v2 * v2 <= limit * limit);
+  const double inv = trusted ? 1.0 / det : 0.0;
   const double w0 = v0 * inv, w1 = v1 * inv, w2 = v2 * inv;
   // Rodrigues: exp([w]) = I + a [w] + c [w]^2, a = sin(theta) / theta, c = (1 - cos(theta)) /
-  // theta^2, by their Taylor series in x = theta^2: for theta <= 0.5 the first omitted terms
-  // are theta^14 / 15! < 1e-16 and theta^14 / 16!, and for theta <= 0.01 (x <= 1e-4: PBNG's
-  // steps between two visits) after x^2: theta^6 / 7! < 2e-16 and theta^6 / 8! (no sin or cos
-  // calls, no cancellation at 0; the coefficients are constants, so no division either).
+  // theta^2, by their Taylor series in x = theta^2 <= 0.25: the first omitted terms are
+  // theta^14 / 15! < 1e-16 and theta^14 / 16! (no sin or cos calls, no cancellation at 0; the
+  // coefficients are constants, so no division either).
   const double x = w0 * w0 + w1 * w1 + w2 * w2;
   constexpr double s1 = -1.0 / 6.0, s2 = 1.0 / 120.0, s3 = -1.0 / 5040.0, s4 = 1.0 / 362880.0,
                    s5 = -1.0 / 39916800.0, s6 = 1.0 / 6227020800.0;
   constexpr double c1 = -1.0 / 24.0, c2 = 1.0 / 720.0, c3 = -1.0 / 40320.0, c4 = 1.0 / 3628800.0,
                    c5 = -1.0 / 479001600.0, c6 = 1.0 / 87178291200.0;
-  double a, c;
-  if (x <= 1e-4) {
-    a = 1.0 + x * (s1 + x * s2);
-    c = 0.5 + x * (c1 + x * c2);
-  } else {
-    a = 1.0 + x * (s1 + x * (s2 + x * (s3 + x * (s4 + x * (s5 + x * s6)))));
-    c = 0.5 + x * (c1 + x * (c2 + x * (c3 + x * (c4 + x * (c5 + x * c6)))));
-  }
-  Mat3 E;
-  E(0, 0) = 1.0 - c * (w1 * w1 + w2 * w2);
-  E(1, 1) = 1.0 - c * (w0 * w0 + w2 * w2);
-  E(2, 2) = 1.0 - c * (w0 * w0 + w1 * w1);
-  E(0, 1) = c * w0 * w1 - a * w2;
-  E(1, 0) = c * w0 * w1 + a * w2;
-  E(0, 2) = c * w0 * w2 + a * w1;
-  E(2, 0) = c * w0 * w2 - a * w1;
-  E(1, 2) = c * w1 * w2 - a * w0;
-  E(2, 1) = c * w1 * w2 + a * w0;
-  const Mat3 Q = R0 * E;
+  const double a = 1.0 + x * (s1 + x * (s2 + x * (s3 + x * (s4 + x * (s5 + x * s6)))));
+  const double c = 0.5 + x * (c1 + x * (c2 + x * (c3 + x * (c4 + x * (c5 + x * c6)))));
+  double E[9];
+  E[0] = 1.0 - c * (w1 * w1 + w2 * w2);
+  E[4] = 1.0 - c * (w0 * w0 + w2 * w2);
+  E[8] = 1.0 - c * (w0 * w0 + w1 * w1);
+  E[3] = c * w0 * w1 - a * w2;  // E(0, 1)
+  E[1] = c * w0 * w1 + a * w2;  // E(1, 0)
+  E[6] = c * w0 * w2 + a * w1;  // E(0, 2)
+  E[2] = c * w0 * w2 - a * w1;  // E(2, 0)
+  E[7] = c * w1 * w2 - a * w0;  // E(1, 2)
+  E[5] = c * w1 * w2 + a * w0;  // E(2, 1)
+  double Q[9];  // R0 E
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 3; ++i) Q[i + 3 * j] = R0[i] * E[3 * j] + R0[i + 3] * E[3 * j + 1] + R0[i + 6] * E[3 * j + 2];
   // One Bjorck step: R = Q (3 I - Q^T Q) / 2 = Q G, the symmetric Q^T Q by its six products.
-  Mat3 G;
-  G(0, 0) = 1.5 - 0.5 * Q.col(0).squaredNorm();
-  G(1, 1) = 1.5 - 0.5 * Q.col(1).squaredNorm();
-  G(2, 2) = 1.5 - 0.5 * Q.col(2).squaredNorm();
-  G(0, 1) = G(1, 0) = -0.5 * Q.col(0).dot(Q.col(1));
-  G(0, 2) = G(2, 0) = -0.5 * Q.col(0).dot(Q.col(2));
-  G(1, 2) = G(2, 1) = -0.5 * Q.col(1).dot(Q.col(2));
-  R.noalias() = Q * G;
-  return true;
+  auto column_dot = [&Q](int p, int q) { return Q[3 * p] * Q[3 * q] + Q[3 * p + 1] * Q[3 * q + 1] + Q[3 * p + 2] * Q[3 * q + 2]; };
+  double G[9];
+  G[0] = 1.5 - 0.5 * column_dot(0, 0);
+  G[4] = 1.5 - 0.5 * column_dot(1, 1);
+  G[8] = 1.5 - 0.5 * column_dot(2, 2);
+  G[1] = G[3] = -0.5 * column_dot(0, 1);
+  G[2] = G[6] = -0.5 * column_dot(0, 2);
+  G[5] = G[7] = -0.5 * column_dot(1, 2);
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 3; ++i) R[i + 3 * j] = Q[i] * G[3 * j] + Q[i + 3] * G[3 * j + 1] + Q[i + 6] * G[3 * j + 2];
+  return trusted;
+}
+
+inline bool warmStartedPolarRotation(const Mat3& F, const Mat3& R0, Mat3& R) {
+  return warmStartedPolarStep(F.data(), R0.data(), R.data());
 }
 
 // dR/dF as a 9x9 in the vec ordering of types.hpp. With M = U^T dF V, dR = U W V^T where W is

@@ -15,6 +15,9 @@ namespace pbdlab {
 
 namespace {
 
+// How many nodes ahead of the one it updates a sweep prefetches the fast path's records.
+constexpr int kPrefetchDistance = 2;
+
 // Materials whose approximateTangent() is the default, eq. 32 with modelParameters() (the
 // muscle adds its fibre term and takes the generic path).
 bool usesDefaultApproximateTangent(const Material& material) {
@@ -81,23 +84,83 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
     stencil_copies_.emplace_back(n > 0 ? t.stencilNodes(0) : nullptr, n > 0 ? t.stencilNodes(0) + n : nullptr);
   }
 
+  // The fast path of the elastic term: P1 tetrahedra (one point), 3D, materials with the default
+  // eq. 32 tangent. Then the block is V (2 mu |g|^2 I + lambda c c^T), c = cof(F) g, g = dN_i/dX,
+  // without the 9x9 tangent (p1_visit.hpp); otherwise addNodeBlock (same values, the generic
+  // kernel).
+  const ElasticEnergy* previous_fast = fast_elastic_;
+  fast_elastic_ = nullptr;
+  fast_term_ = -1;
+  for (size_t k = 0; k < terms_.size(); ++k) {
+    const auto* elastic = dynamic_cast<const ElasticEnergy*>(terms_[k].get());
+    if (!elastic || elastic->elementType() != ElementType::kTet4 || elastic->isPlaneStrain() ||
+        elastic->quadraturePointsPerElement() != 1)
+      continue;
+    bool eligible = true;
+    for (int e = 0; e < elastic->numElements() && eligible; ++e)
+      eligible = usesDefaultApproximateTangent(elastic->material(e));
+    if (!eligible) break;
+    // Kept when the same elastic term is rebuilt for new contacts (its rotations carry over).
+    const bool keep = incremental && same_problem && elastic == previous_fast &&
+                      fast_elements_.size() == static_cast<size_t>(elastic->numElements());
+    if (!keep) fast_elements_.assign(elastic->numElements(), {});
+    fast_materials_.clear();
+    std::vector<const Material*> distinct;
+    for (int e = 0; e < elastic->numElements(); ++e) {
+      const Material& m = elastic->material(e);
+      const auto found = std::find(distinct.begin(), distinct.end(), &m);
+      int index = static_cast<int>(found - distinct.begin());
+      if (found == distinct.end()) {
+        distinct.push_back(&m);
+        const LameParameters lame = m.modelParameters();
+        // fixed_corotated's modelParameters() are the (mu, lambda) of its formula (material.hpp);
+        // the block's are clamped at 0 as pbngApproximateTangent does.
+        fast_materials_.push_back({std::max(lame.mu, 0.0), std::max(lame.lambda, 0.0), lame.mu, lame.lambda,
+                                   m.name() == "fixed_corotated"});
+      }
+      PbngP1Element& fast = fast_elements_[e];
+      fast.material = index;
+      fast.volume = elastic->quadratureVolume(e, 0);
+      const int* nodes = elastic->elementNodes(e);
+      const auto G = elastic->shapeGradients<4>(e, 0);
+      for (int a = 0; a < 4; ++a) fast.nodes[a] = nodes[a];
+      for (int a = 1; a < 4; ++a)
+        for (int d = 0; d < 3; ++d) fast.shape[a - 1][d] = G(a, d);
+      if (!keep) fast.rotation.setIdentity();
+    }
+    fast_elastic_ = elastic;
+    fast_term_ = static_cast<int>(k);
+    break;
+  }
+
   // node -> (term, stencil, local), CSR, terms in order (the sum order of a node's row is fixed).
   const std::vector<StencilSet> sets = stencilSets();
   std::vector<NodeAdjacency> adjacency;
   for (const StencilSet& set : sets) adjacency.push_back(nodeAdjacency(num_nodes, set));
+  // The fast path's visits go to their own list (fast_visits_, CSR by node here, reordered
+  // below), the other terms' to entries_.
   entry_start_.assign(num_nodes + 1, 0);
+  fast_visit_start_.assign(num_nodes + 1, 0);
   for (int i = 0; i < num_nodes; ++i) {
-    int count = 0;
-    for (const NodeAdjacency& a : adjacency) count += a.start[i + 1] - a.start[i];
+    int count = 0, fast = 0;
+    for (size_t k = 0; k < adjacency.size(); ++k)
+      (static_cast<int>(k) == fast_term_ ? fast : count) += adjacency[k].start[i + 1] - adjacency[k].start[i];
     entry_start_[i + 1] = entry_start_[i] + count;
+    fast_visit_start_[i + 1] = fast_visit_start_[i] + fast;
   }
   entries_.resize(entry_start_[num_nodes]);
+  fast_visits_.resize(fast_visit_start_[num_nodes]);
   for (int i = 0; i < num_nodes; ++i) {
-    int p = entry_start_[i];
+    int p = entry_start_[i], f = fast_visit_start_[i];
     for (size_t k = 0; k < adjacency.size(); ++k)
-      for (int q = adjacency[k].start[i]; q < adjacency[k].start[i + 1]; ++q)
-        entries_[p++] = {static_cast<int>(k), adjacency[k].stencil[q], adjacency[k].local[q]};
+      for (int q = adjacency[k].start[i]; q < adjacency[k].start[i + 1]; ++q) {
+        if (static_cast<int>(k) == fast_term_)
+          fast_visits_[f++] = 4 * adjacency[k].stencil[q] + adjacency[k].local[q];
+        else
+          entries_[p++] = {static_cast<int>(k), adjacency[k].stencil[q], adjacency[k].local[q]};
+      }
   }
+
 
   // §10: node coloring over every visited stencil; §10.1: after new contacts only the nodes of
   // the contact stencils may change color.
@@ -122,46 +185,31 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
       if (fixed_mask_[i] != 7) movable.push_back(i);
     if (!movable.empty()) sweep_groups_.push_back(std::move(movable));
   }
+  // The fast path's visits laid out in sweep order (then the nodes no sweep moves), so that a
+  // sweep reads them front to back.
+  std::vector<int> in_sweep_order;
+  in_sweep_order.reserve(fast_visits_.size());
+  fast_visit_begin_.assign(num_nodes, 0);
+  fast_visit_count_.assign(num_nodes, 0);
+  std::vector<char> placed(num_nodes, 0);
+  auto place = [&](int i) {
+    fast_visit_begin_[i] = static_cast<int>(in_sweep_order.size());
+    fast_visit_count_[i] = fast_visit_start_[i + 1] - fast_visit_start_[i];
+    in_sweep_order.insert(in_sweep_order.end(), fast_visits_.begin() + fast_visit_start_[i],
+                          fast_visits_.begin() + fast_visit_start_[i + 1]);
+    placed[i] = 1;
+  };
+  for (const std::vector<int>& group : sweep_groups_)
+    for (int i : group) place(i);
+  for (int i = 0; i < num_nodes; ++i)
+    if (!placed[i]) place(i);
+  fast_visits_ = std::move(in_sweep_order);
+  fast_visit_start_.clear();
 
-  // The fast path of the elastic term: P1 tetrahedra (one point), 3D, materials with the default
-  // eq. 32 tangent. Then the block is V (2 mu |g|^2 I + lambda c c^T), c = cof(F) g, g = dN_i/dX,
-  // without the 9x9 tangent; otherwise addNodeBlock (same values, the generic kernel).
-  const ElasticEnergy* previous_fast = fast_elastic_;
-  fast_elastic_ = nullptr;
-  fast_term_ = -1;
-  for (size_t k = 0; k < terms_.size(); ++k) {
-    const auto* elastic = dynamic_cast<const ElasticEnergy*>(terms_[k].get());
-    if (!elastic || elastic->elementType() != ElementType::kTet4 || elastic->isPlaneStrain() ||
-        elastic->quadraturePointsPerElement() != 1)
-      continue;
-    bool eligible = true;
-    // Kept when the same elastic term is rebuilt for new contacts (its rotations carry over).
-    const bool keep = incremental && same_problem && elastic == previous_fast &&
-                      fast_elements_.size() == static_cast<size_t>(elastic->numElements());
-    if (!keep) fast_elements_.assign(elastic->numElements(), {});
-    for (int e = 0; e < elastic->numElements() && eligible; ++e) {
-      const Material& m = elastic->material(e);
-      eligible = usesDefaultApproximateTangent(m);
-      const LameParameters lame = m.modelParameters();
-      FastElement& fast = fast_elements_[e];
-      fast.block_mu = std::max(lame.mu, 0.0);  // clamped as pbngApproximateTangent does
-      fast.block_lambda = std::max(lame.lambda, 0.0);
-      // fixed_corotated's modelParameters() are the (mu, lambda) of its formula (material.hpp).
-      fast.mu = lame.mu;
-      fast.lambda = lame.lambda;
-      fast.corotated = m.name() == "fixed_corotated";
-      if (!keep) fast.rotation.setIdentity();
-    }
-    if (eligible) {
-      fast_elastic_ = elastic;
-      fast_term_ = static_cast<int>(k);
-    }
-    break;
-  }
   // The per-element rotations survive a rebuild for new contacts (same problem, same term).
   const bool warm = fast_elastic_ && options_.rotation == PbngOptions::Rotation::kWarmStart &&
-                    std::any_of(fast_elements_.begin(), fast_elements_.end(),
-                                [](const FastElement& fast) { return fast.corotated; });
+                    std::any_of(fast_materials_.begin(), fast_materials_.end(),
+                                [](const PbngP1Material& material) { return material.corotated; });
   const bool kept = incremental && same_problem && fast_elastic_ == previous_fast && warm_rotations_;
   warm_rotations_ = warm;
   if (!warm || !kept) rotations_ready_ = false;
@@ -170,7 +218,7 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
 std::vector<Mat3> PbngSolver::elementRotations() const {
   std::vector<Mat3> rotations;
   if (!warm_rotations_) return rotations;
-  for (const FastElement& fast : fast_elements_) rotations.push_back(fast.rotation);
+  for (const PbngP1Element& fast : fast_elements_) rotations.push_back(fast.rotation);
   return rotations;
 }
 
@@ -179,7 +227,7 @@ void PbngSolver::startRotations(const Positions& x) {
   const int count = elastic.numElements();
 #pragma omp parallel for schedule(static) if (worthThreads(count))
   for (int e = 0; e < count; ++e) {
-    if (fast_elements_[e].corotated) fast_elements_[e].rotation = polarRotation(elastic.deformationGradient(e, 0, x));
+    if (fast_materials_[fast_elements_[e].material].corotated) fast_elements_[e].rotation = polarRotation(elastic.deformationGradient(e, 0, x));
   }
   rotations_ready_ = true;
 }
@@ -207,51 +255,17 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
   nodeSystem(node, x, gradient, block, nullptr, fallbacks);
 }
 
-void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, FastElement* warm,
+void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, PbngP1Element* warm,
                             int& fallbacks) const {
   gradient.setZero();
   block.setZero();
+  // Eq. 32-33 for the P1 elements of the fast path (p1_visit.hpp), then every other term.
+  if (fast_visit_count_[node] > 0)
+    addPbngP1Visits(fast_visits_.data() + fast_visit_begin_[node], fast_visit_count_[node], fast_elements_.data(),
+                    warm, fast_materials_, x, *fast_elastic_, time_, gradient, block, fallbacks);
   for (int p = entry_start_[node]; p < entry_start_[node + 1]; ++p) {
     const Entry& entry = entries_[p];
-    if (entry.term == fast_term_) {
-      // Eq. 32-33 for one P1 element: gradient V P g, block V (2 mu |g|^2 I + lambda c c^T).
-      const ElasticEnergy& elastic = *fast_elastic_;
-      const int e = entry.stencil;
-      const int* nodes = elastic.elementNodes(e);
-      const auto G = elastic.shapeGradients<4>(e, 0);
-      Mat3 F = x.segment<3>(3 * nodes[0]) * G.row(0);
-      for (int a = 1; a < 4; ++a) F.noalias() += x.segment<3>(3 * nodes[a]) * G.row(a);
-      Mat3 P;
-      Mat3 C;  // cof F, formed after the calls below (kept out of the stack across them)
-      const FastElement& fast = fast_elements_[e];
-      if (fast.corotated) {
-        // The model's stress with the element's rotation: warm-started (the sweep) or the SVD's.
-        Mat3 R;
-        if (!warm) {
-          R = polarRotation(F);
-        } else if (warmStartedPolarRotation(F, fast.rotation, R)) {
-          warm[e].rotation = R;
-        } else {
-          R = polarRotation(F);
-          warm[e].rotation = R;
-          ++fallbacks;
-        }
-        C = cofactor(F);
-        P = fixedCorotatedStress(fast.mu, fast.lambda, F, R, C);
-      } else {
-        elastic.material(e).evaluate(F, elastic.pointData(e, time_), nullptr, &P, nullptr);
-        C = cofactor(F);
-      }
-      const double V = elastic.quadratureVolume(e, 0);
-      const Vec3 g = G.row(entry.local).transpose();
-      gradient.noalias() += V * (P * g);
-      const Vec3 c = C * g;
-      block.noalias() += (V * fast.block_lambda) * (c * c.transpose());
-      block.diagonal().array() += V * 2.0 * fast.block_mu * g.squaredNorm();
-    } else {
-      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, gradient,
-                                       block);
-    }
+    terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, gradient, block);
   }
   // The yardstick's row: - f_ext, and for backward Euler the incremental potential's scaling
   // and inertia (core/yardstick.cpp: M (x - x~) + dt^2 (grad PE - f_ext)).
@@ -269,7 +283,7 @@ Vec3 PbngSolver::nodeStep(int node, const Positions& x) const {
   return nodeStep(node, x, nullptr, fallbacks);
 }
 
-Vec3 PbngSolver::nodeStep(int node, const Positions& x, FastElement* warm, int& fallbacks) const {
+Vec3 PbngSolver::nodeStep(int node, const Positions& x, PbngP1Element* warm, int& fallbacks) const {
   Vec3 g;
   Mat3 A;
   nodeSystem(node, x, g, A, warm, fallbacks);
@@ -334,7 +348,7 @@ void PbngSolver::projectAllOntoColliders(Positions& x) const {
   for (int i = 0; i < n; ++i) projectOntoColliders(i, x);
 }
 
-void PbngSolver::updateNode(int node, Positions& x, double& largest, FastElement* warm, int& fallbacks) const {
+void PbngSolver::updateNode(int node, Positions& x, double& largest, PbngP1Element* warm, int& fallbacks) const {
   const Vec3 dx = nodeStep(node, x, warm, fallbacks);
   const Vec3 before = x.segment<3>(3 * node);
   x.segment<3>(3 * node) += dx;  // eq. 28
@@ -347,12 +361,26 @@ double PbngSolver::sweep(Positions& x) {
   int fallbacks = 0;
   // The per-element rotations (warm start), written here only: a color's nodes share no
   // element, so each element's rotation has one writer per color.
-  FastElement* warm = warm_rotations_ ? fast_elements_.data() : nullptr;
+  PbngP1Element* warm = warm_rotations_ ? fast_elements_.data() : nullptr;
 #pragma omp parallel reduction(max : largest) reduction(+ : fallbacks) if (worthThreads(x.size() / 3))
   for (const std::vector<int>& group : sweep_groups_) {
     const int count = static_cast<int>(group.size());
 #pragma omp for schedule(static)
-    for (int k = 0; k < count; ++k) updateNode(group[k], x, largest, warm, fallbacks);
+    for (int k = 0; k < count; ++k) {
+      // Asks early for the fast-path records of the node kPrefetchDistance ahead (written here:
+      // GCC drops a call to a function that only prefetches, as having no effect).
+      if (k + kPrefetchDistance < count) {
+        const int ahead = group[k + kPrefetchDistance];
+        const int end = fast_visit_begin_[ahead] + fast_visit_count_[ahead];
+        for (int p = fast_visit_begin_[ahead]; p < end; ++p) {
+          const char* record = reinterpret_cast<const char*>(fast_elements_.data() + (fast_visits_[p] >> 2));
+          __builtin_prefetch(record, 1);  // the rotation, written
+          __builtin_prefetch(record + 64, 0);
+          __builtin_prefetch(record + 128, 0);
+        }
+      }
+      updateNode(group[k], x, largest, warm, fallbacks);
+    }
   }
   rotation_fallbacks_ += fallbacks;
   return largest;

@@ -57,7 +57,7 @@
 //    moved.
 //  - The fixed corotated P1 fast path carries one rotation per element across sweeps and
 //    steps ("rotation": "warm_start", the default): at every visit of the element (4 a sweep)
-//    R is updated by one Newton step from its previous value (warmStartedPolarRotation,
+//    R is updated by one Newton step from its previous value (warmStartedPolarStep,
 //    core/materials/polar_svd.hpp; the SVD's polarRotation where that step reports failure)
 //    and P = fixedCorotatedStress(F, R) (core/materials/fixed_corotated.hpp, the material's
 //    own formula). The rotations are set by the SVD at the first step after the table was
@@ -71,6 +71,13 @@
 //    written by one thread in a color and the order of its updates does not depend on the
 //    thread count: the sweep stays deterministic. nodeStep()/nodeSystem() (tests) take the
 //    SVD's R and neither read nor write the rotations; only sweep() does.
+//  - The P1 fast path evaluates a node's element visits in lanes (p1_visit.hpp: a packed
+//    192-byte record per element, several elements per vector instruction, compiled for
+//    AVX-512, AVX2 and the baseline and chosen by the CPU at load time), and the sweep
+//    prefetches the records of the node two places ahead in its color. The lanes change
+//    only the rounding of the sums (a visit's block is summed before it joins the node's,
+//    and with AVX2 or AVX-512 the compiler may fuse multiply-adds): the results agree with
+//    the definition to round-off (tests PbngNodeStep.*), not bit for bit across CPUs.
 //  - Log column "colors": the number of node colors (iteration 0 only).
 //  - The step stops with kRoundoff when no node moved by more than 1e-14 max(1, |x|_inf) in a
 //    sweep before the target was met, and with kDiverged (the last finite iterate kept) when a
@@ -81,6 +88,7 @@
 #include "core/coloring.hpp"
 #include "core/material.hpp"
 #include "core/solver.hpp"
+#include "solvers/pbng/p1_visit.hpp"
 
 namespace pbdlab {
 
@@ -142,13 +150,6 @@ class PbngSolver : public Solver {
   int tableBuilds() const { return table_builds_; }
 
  private:
-  // The fast path's per-element data, one record per element (one or two cache lines a visit).
-  struct FastElement {
-    Mat3 rotation;                // the warm-started R (kWarmStart and corotated; else unused)
-    double block_mu, block_lambda;  // eq. 32's mu and lambda, clamped at 0
-    double mu, lambda;            // the model's own (the corotated stress)
-    bool corotated;               // fixed corotated: P from a rotation
-  };
   struct Entry {
     int term;     // index in terms_
     int stencil;  // stencil of that term
@@ -163,12 +164,12 @@ class PbngSolver : public Solver {
   // The node's system; warm = null: R from the SVD (the definition); otherwise warm is
   // fast_elements_.data(), whose rotations are read and updated in place (sweep() only),
   // counting SVD fallbacks.
-  void nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, FastElement* warm,
+  void nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, PbngP1Element* warm,
                   int& fallbacks) const;
-  Vec3 nodeStep(int node, const Positions& x, FastElement* warm, int& fallbacks) const;
+  Vec3 nodeStep(int node, const Positions& x, PbngP1Element* warm, int& fallbacks) const;
   // Sets every fast-path element's rotation to polarRotation(F(x)) (SVD).
   void startRotations(const Positions& x);
-  void updateNode(int node, Positions& x, double& largest, FastElement* warm, int& fallbacks) const;
+  void updateNode(int node, Positions& x, double& largest, PbngP1Element* warm, int& fallbacks) const;
   void projectOntoColliders(int node, Positions& x) const;
   void projectAllOntoColliders(Positions& x) const;
 
@@ -176,14 +177,23 @@ class PbngSolver : public Solver {
   const Problem* problem_ = nullptr;
   std::vector<std::shared_ptr<const EnergyTerm>> terms_;      // this step's visited terms
   std::vector<std::vector<int>> stencil_copies_;              // node lists of terms beyond the Problem's
-  std::vector<int> entry_start_;                              // CSR over nodes
+  // CSR over nodes: the node's entries in every visited term but the fast path's.
+  std::vector<int> entry_start_;
   std::vector<Entry> entries_;
+  // The node's visits of the fast path's elements (4 e + local): fast_visits_[begin, begin +
+  // count), laid out in sweep order; fast_visit_start_ is the by-node CSR while the table is
+  // built.
+  std::vector<int> fast_visit_start_;
+  std::vector<int> fast_visit_begin_;
+  std::vector<int> fast_visit_count_;
+  std::vector<int> fast_visits_;
   Coloring coloring_;
   std::vector<std::vector<int>> sweep_groups_;  // per color: the nodes with a free DOF
   std::vector<unsigned char> fixed_mask_;       // per node: bit d = DOF d prescribed
   const ElasticEnergy* fast_elastic_ = nullptr;  // the tet4 isotropic fast path's term, or null
   int fast_term_ = -1;
-  std::vector<FastElement> fast_elements_;      // per element of the fast term
+  std::vector<PbngP1Element> fast_elements_;    // per element of the fast term
+  std::vector<PbngP1Material> fast_materials_;  // the distinct materials of the fast term
   // Rotation::kWarmStart with a fixed corotated element in the fast term; rotations_ready_:
   // the rotations were set by the SVD for this table (false after a table build for another
   // problem or elastic term).
