@@ -208,6 +208,49 @@ TEST(MixedBodies, EnergyGradientAndMassesAreTheSumOfTheBodies) {
   }
 }
 
+// Bodies of one type need not be neighbours: tet10, tet4, tet10 make two blocks, the first
+// holding bodies 0 and 2 (body 2's nodes after body 1's). Energy, gradient and masses are
+// still the three bodies' own.
+TEST(MixedBodies, BodiesOfOneTypeShareABlockWhereverTheyAre) {
+  std::vector<Problem> alone(3);
+  Problem all;
+  for (int b = 0; b < 3; ++b) {
+    BoxMeshRecipe recipe;
+    recipe.origin = Vec3(1.5 * b, 0.0, 0.0);
+    recipe.cells = {2, 1, 1};
+    recipe.order = b == 1 ? 1 : 2;
+    alone[b].mesh = makeBoxMesh(recipe);
+    alone[b].material = rubber(1e5 * (b + 1), 500.0 * (b + 1));
+    all.bodies.push_back({"body" + std::to_string(b), alone[b].mesh, alone[b].material, {}, {}});
+  }
+  for (Problem& p : alone) p.finalize("alone");
+  all.finalize("tet10 + tet4 + tet10");
+  ASSERT_EQ(all.elementTypesName(), "tet10+tet4");
+  ASSERT_EQ(all.elasticTerms().size(), 2u);
+  const Mesh& tet10 = *all.elementBlocks()[0];
+  ASSERT_EQ(tet10.numElements(), alone[0].mesh.numElements() + alone[2].mesh.numElements());
+  const int second = alone[0].mesh.numElements();
+  for (int e = 0; e < alone[2].mesh.numElements(); ++e)
+    for (int k = 0; k < 10; ++k) ASSERT_EQ(tet10.elements(second + e, k), alone[2].mesh.elements(e, k) + all.bodyFirstNode(2));
+  const Positions x = randomState(all, 11);
+  double e_sum = 0.0;
+  VecX g_sum(x.size());
+  for (int b = 0; b < 3; ++b) {
+    const int first = all.bodyFirstNode(b), n = alone[b].numNodes();
+    const StepObjective o(alone[b], alone[b].mesh.restPositionsFlat(), VecX::Zero(3 * n), 0);
+    e_sum += o.energy(x.segment(3 * first, 3 * n));
+    VecX g;
+    o.gradient(x.segment(3 * first, 3 * n), g);
+    g_sum.segment(3 * first, 3 * n) = g;
+    for (int i = 0; i < n; ++i) ASSERT_EQ(all.nodeMasses()[first + i], alone[b].nodeMasses()[i]) << "body " << b;
+  }
+  const StepObjective o_all(all, all.mesh.restPositionsFlat(), VecX::Zero(x.size()), 0);
+  EXPECT_NEAR(o_all.energy(x), e_sum, 1e-12 * std::abs(e_sum));
+  VecX g_all;
+  o_all.gradient(x, g_all);
+  EXPECT_LE((g_all - g_sum).norm(), 1e-12 * g_sum.norm());
+}
+
 TEST(MixedBodies, SolversThatCannotRunThemSayWhy) {
   Problem pair = boundTetHex(1e6);
   pair.time = {Integrator::kQuasistatic, 1.0, 1};
