@@ -59,7 +59,7 @@ int runCommand(const std::string& scene_path, const std::string& solver_override
     checkOutputFolder(out_dir);
   }
   fmt::print(stderr, "pbdlab: {} with {} ({} nodes, {} elements, {} steps) -> {}\n", scene.path,
-             scene.solver.name, scene.problem.numNodes(), scene.problem.mesh.numElements(),
+             scene.solver.name, scene.problem.numNodes(), scene.problem.numElements(),
              scene.problem.time.num_steps, out_dir);
   const pbdlab::RunResult result = pbdlab::runScene(scene, {out_dir, true, 0.0, ""});
   fmt::print("{}\n", (std::filesystem::path(out_dir) / "summary.json").string());

@@ -177,7 +177,7 @@ std::vector<std::string> newtonRows(const json& table, const fs::path& path, con
       }
     const json& step = run.summary["steps"][0];
     lines.push_back(fmt::format("| {} | {} | {} | {} ({}) | {:.1f} | {} | {:.1f} | {:.2f} |", label,
-                                scene.problem.numNodes(), scene.problem.mesh.numElements(), step["iterations"].get<int>(),
+                                scene.problem.numNodes(), scene.problem.numElements(), step["iterations"].get<int>(),
                                 step["stop_reason"].get<std::string>(), mean(assembly),
                                 theirValue(theirs, label, {"assembly_ms_per_iteration"}), mean(factor),
                                 step["solver_seconds"].get<double>()));
@@ -274,7 +274,7 @@ std::vector<std::string> solverRows(const json& table, const fs::path& path, con
       const RowRun prepared = prepareRowRun(path, row, k, base, solver);
       const Scene& scene = prepared.scene;
       const std::string prefix = fmt::format("| {} | {} | {} | {} | {:g} |", label, solver, scene.problem.numNodes(),
-                                             scene.problem.mesh.numElements(), scene.problem.time.dt);
+                                             scene.problem.numElements(), scene.problem.time.dt);
       if (const std::string& reason = prepared.rejection; !reason.empty()) {
         lines.push_back(fmt::format("{} – | skipped: {} | {} | – | {} | – | {} | – | {} |{}", prefix, reason,
                                     theirValue(theirs, label, {solver, "ms_per_frame"}),
@@ -417,8 +417,8 @@ std::vector<std::string> probeRows(const json& table, const fs::path& path, cons
     const json& u_json = run.summary["steps"].back()["probe_displacements"][probe];
     const Vec3 u(u_json[0].get<double>(), u_json[1].get<double>(), u_json[2].get<double>());
     std::string line = fmt::format("| {} | {} | {} | {} | {} | ({:.4f}, {:.4f}, {:.4f}) |", label,
-                                   elementTypeName(scene.problem.mesh.element_type), scene.problem.numNodes(),
-                                   scene.problem.mesh.numElements(), scene.solver.name, u[0], u[1], u[2]);
+                                   scene.problem.elementTypesName(), scene.problem.numNodes(),
+                                   scene.problem.numElements(), scene.solver.name, u[0], u[1], u[2]);
     for (const auto& [name, value] : table["references"].items()) {
       const Vec3 reference(value[0].get<double>(), value[1].get<double>(), value[2].get<double>());
       line += fmt::format(" {:.4f} |", (u - reference).norm());

@@ -123,4 +123,32 @@ Vec3 FieldSampler::sample(const VecX& nodal_field, const Vec3& X) const {
   return value;
 }
 
+BlockFieldSampler::BlockFieldSampler(std::vector<std::shared_ptr<const Mesh>> blocks) : blocks_(std::move(blocks)) {
+  if (blocks_.empty()) throw std::invalid_argument("BlockFieldSampler: needs at least one element block");
+  for (const auto& block : blocks_) samplers_.emplace_back(*block);
+}
+
+BlockFieldSampler::Location BlockFieldSampler::locate(const Vec3& X, double tolerance) const {
+  for (size_t b = 0; b < samplers_.size(); ++b) {
+    const FieldSampler::Location at = samplers_[b].locate(X, tolerance);
+    if (at.element >= 0) return {static_cast<int>(b), at};
+  }
+  return {};
+}
+
+Vec3 BlockFieldSampler::sample(const VecX& nodal_field, const Vec3& X) const {
+  const Location location = locate(X);
+  if (location.block < 0) {
+    std::string sources;
+    for (const auto& block : blocks_) sources += (sources.empty() ? "" : ", ") + block->source;
+    throw std::out_of_range("BlockFieldSampler: point (" + std::to_string(X.x()) + ", " + std::to_string(X.y()) + ", " +
+                            std::to_string(X.z()) + ") is outside the mesh " + sources);
+  }
+  const Mesh& mesh = *blocks_[static_cast<size_t>(location.block)];
+  const Eigen::VectorXd N = ReferenceElement::of(mesh.element_type).shapeValues(location.at.reference);
+  Vec3 value = Vec3::Zero();
+  for (int a = 0; a < N.size(); ++a) value += N[a] * nodal_field.segment<3>(3 * mesh.elements(location.at.element, a));
+  return value;
+}
+
 }  // namespace pbdlab

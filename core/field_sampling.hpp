@@ -4,6 +4,7 @@
 // Used for tip displacements and for comparing solutions on different meshes. The inverse
 // map X -> r is found by Newton's method on X(r) = sum_a N_a(r) X_a, so curved and
 // non-affine (e.g. distorted hexahedral) elements are handled.
+#include <memory>
 #include <vector>
 
 #include "core/mesh.hpp"
@@ -34,6 +35,27 @@ class FieldSampler {
   std::array<int, 3> cells_{1, 1, 1};
   std::vector<std::vector<int>> buckets_;
   int bucketIndex(const Vec3& X) const;
+};
+
+// The same over several element blocks that share one node numbering: a Problem whose bodies
+// have different element types keeps one Mesh per type (Problem::elementBlocks()), each with
+// every node of the problem and the elements of its type. A point is looked up in the blocks
+// in order; the first block containing it answers. One block behaves as FieldSampler.
+class BlockFieldSampler {
+ public:
+  explicit BlockFieldSampler(std::vector<std::shared_ptr<const Mesh>> blocks);
+
+  struct Location {
+    int block = -1;  // -1: the point lies outside every block
+    FieldSampler::Location at;
+  };
+  Location locate(const Vec3& X, double tolerance = 1e-9) const;
+  // Throws std::out_of_range if X is outside every block.
+  Vec3 sample(const VecX& nodal_field, const Vec3& X) const;
+
+ private:
+  std::vector<std::shared_ptr<const Mesh>> blocks_;  // kept alive: the samplers point into them
+  std::vector<FieldSampler> samplers_;
 };
 
 }  // namespace pbdlab

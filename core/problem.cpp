@@ -50,45 +50,39 @@ void validateMaterial(const std::string& source, const std::string& field, const
 void Problem::combineBodies(const std::string& source) {
   if (bodies.empty()) bodies.push_back(Body{"", mesh, material, {}, {}, 0.0});
   const bool named = bodies.size() > 1;
-  Mesh combined;
-  combined.element_type = bodies[0].mesh.element_type;
-  int total_nodes = 0, total_elements = 0;
+  // The element types present, in order of first appearance: one block each.
+  std::vector<ElementType> types;
+  block_bodies_.clear();
+  int total_nodes = 0;
   for (size_t b = 0; b < bodies.size(); ++b) {
     const Body& body = bodies[b];
     const std::string field = named ? "/bodies/" + std::to_string(b) : "";
     if (named && body.name.empty()) throw InputError(source, field + "/name", "a body of several needs a name");
     for (size_t other = 0; other < b; ++other)
       if (bodies[other].name == body.name) throw InputError(source, field + "/name", "duplicate body name '" + body.name + "'");
-    if (body.mesh.element_type != combined.element_type)
-      throw InputError(source, field + "/mesh",
-                       "bodies of one problem share one element type (" + elementTypeName(combined.element_type) +
-                           " and " + elementTypeName(body.mesh.element_type) + ")");
     validateMaterial(source, field + "/material", body.material);
     validateMesh(body.mesh);  // names the mesh's source and the element
     if (!body.element_data.empty() && static_cast<int>(body.element_data.size()) != body.mesh.numElements())
       throw InputError(source, field + "/material", "per-element data needs one entry per element");
-    total_nodes += body.mesh.numNodes();
-    total_elements += body.mesh.numElements();
-  }
-  if (!named) {
-    combined = bodies[0].mesh;
-  } else {
-    combined.rest_positions.resize(total_nodes, 3);
-    combined.elements.resize(total_elements, bodies[0].mesh.elements.cols());
-    combined.source.clear();
-    int node = 0, element = 0;
-    for (const Body& body : bodies) {
-      combined.rest_positions.middleRows(node, body.mesh.numNodes()) = body.mesh.rest_positions;
-      combined.elements.middleRows(element, body.mesh.numElements()) = body.mesh.elements.array() + node;
-      for (const auto& [set, nodes] : body.mesh.node_sets) {
-        std::vector<int>& global = combined.node_sets[body.name + "/" + set];
-        for (int i : nodes) global.push_back(i + node);
-      }
-      combined.source += (combined.source.empty() ? "" : " + ") + body.name + ": " + body.mesh.source;
-      node += body.mesh.numNodes();
-      element += body.mesh.numElements();
+    size_t block = 0;
+    while (block < types.size() && types[block] != body.mesh.element_type) ++block;
+    if (block == types.size()) {
+      types.push_back(body.mesh.element_type);
+      block_bodies_.emplace_back();
     }
+    block_bodies_[block].push_back(static_cast<int>(b));
+    total_nodes += body.mesh.numNodes();
   }
+  // Bodies of different types are solids only: a triangle body is a cloth or a plane strain
+  // slab, whose terms, pinned z and outputs assume the whole problem is of that kind.
+  if (types.size() > 1)
+    for (size_t b = 0; b < bodies.size(); ++b)
+      if (elementDimension(bodies[b].mesh.element_type) != 3)
+        throw InputError(source, "/bodies/" + std::to_string(b) + "/mesh",
+                         "bodies of different element types must all be solids (3D elements); body '" +
+                             bodies[b].name + "' has " + elementTypeName(bodies[b].mesh.element_type) +
+                             " elements (a cloth or plane strain body cannot share a problem with another element type)");
+
   body_first_node_.clear();
   int first = 0;
   for (const Body& body : bodies) {
@@ -96,8 +90,72 @@ void Problem::combineBodies(const std::string& source) {
     first += body.mesh.numNodes();
   }
   body_first_node_.push_back(first);
-  mesh = std::move(combined);
+
+  // The combined mesh: nodes and node sets of every body; elements only when there is one type.
+  Mesh combined;
+  if (!named) {
+    combined = bodies[0].mesh;
+  } else {
+    combined.element_type = bodies[0].mesh.element_type;
+    combined.rest_positions.resize(total_nodes, 3);
+    combined.source.clear();
+    for (size_t b = 0; b < bodies.size(); ++b) {
+      const Body& body = bodies[b];
+      const int node = body_first_node_[b];
+      combined.rest_positions.middleRows(node, body.mesh.numNodes()) = body.mesh.rest_positions;
+      for (const auto& [set, nodes] : body.mesh.node_sets) {
+        std::vector<int>& global = combined.node_sets[body.name + "/" + set];
+        for (int i : nodes) global.push_back(i + node);
+      }
+      combined.source += (combined.source.empty() ? "" : " + ") + body.name + ": " + body.mesh.source;
+    }
+  }
+  auto blockElements = [&](size_t block) {
+    int count = 0;
+    for (int b : block_bodies_[block]) count += bodies[b].mesh.numElements();
+    Connectivity elements(count, nodesPerElement(types[block]));
+    int row = 0;
+    for (int b : block_bodies_[block]) {
+      elements.middleRows(row, bodies[b].mesh.numElements()) = bodies[b].mesh.elements.array() + body_first_node_[b];
+      row += bodies[b].mesh.numElements();
+    }
+    return elements;
+  };
+  element_blocks_.clear();
+  if (types.size() == 1) {
+    if (named) combined.elements = blockElements(0);
+    mesh = std::move(combined);
+    shared_mesh_ = std::make_shared<const Mesh>(mesh);
+    element_blocks_.push_back(shared_mesh_);  // the one block is the combined mesh itself
+  } else {
+    for (size_t block = 0; block < types.size(); ++block) {
+      auto part = std::make_shared<Mesh>();
+      part->rest_positions = combined.rest_positions;
+      part->node_sets = combined.node_sets;
+      part->element_type = types[block];
+      part->elements = blockElements(block);
+      part->source = combined.source + " [" + elementTypeName(types[block]) + " elements]";
+      element_blocks_.push_back(std::move(part));
+    }
+    // Nodes and node sets only: a reader of mesh.elements finds none rather than some (see
+    // problem.hpp); the elements are in elementBlocks().
+    combined.elements.resize(0, 0);
+    mesh = std::move(combined);
+    shared_mesh_ = std::make_shared<const Mesh>(mesh);
+  }
   material = bodies[0].material;
+}
+
+int Problem::numElements() const {
+  int count = 0;
+  for (const auto& block : element_blocks_) count += block->numElements();
+  return count;
+}
+
+std::string Problem::elementTypesName() const {
+  std::string name;
+  for (const auto& block : element_blocks_) name += (name.empty() ? "" : "+") + elementTypeName(block->element_type);
+  return name;
 }
 
 void Problem::bindNodeSets(const std::string& source) {
@@ -156,70 +214,78 @@ void Problem::finalize(const std::string& source) {
     throw InputError(source, "/discretization/quadrature_degree", "must be <= 20");
   if (bodies.empty()) validateMaterial(source, "/material", material);
 
-  combineBodies(source);  // validates every body's mesh once
-  shared_mesh_ = std::make_shared<const Mesh>(mesh);
+  combineBodies(source);  // validates every body's mesh once; builds the element blocks
 
-  // The elastic term: one material per body, elements in body order (solids and 2D);
-  // triangle surfaces in 3D get membrane and bending terms instead.
-  const bool triangle_mesh = elementDimension(mesh.element_type) == 2;
+  // The elastic terms, one per element block: one material per body, elements in body order
+  // (solids and 2D); triangle surfaces in 3D get membrane and bending terms instead. Mixed
+  // types are solids only (combineBodies), so the triangle checks read one type.
+  const bool triangle_mesh = !hasMixedElementTypes() && elementDimension(mesh.element_type) == 2;
   if (triangle_mesh && discretization.triangles == TriangleModel::kPlaneStrain && !isTwoDimensional(mesh))
     throw InputError(source, "/discretization/triangles",
                      "plane_strain needs a triangle mesh in the plane z = 0; this one is not flat there");
   if (!triangle_mesh && discretization.triangles != TriangleModel::kAuto)
     throw InputError(source, "/discretization/triangles",
-                     "applies to triangle meshes; this one is " + elementTypeName(mesh.element_type));
+                     "applies to triangle meshes; this one is " + elementTypesName());
   const bool surface = triangle_mesh && (discretization.triangles == TriangleModel::kMembrane ||
                                          (discretization.triangles == TriangleModel::kAuto && !isTwoDimensional(mesh)));
-  ElementMaterials materials;
-  std::vector<double> densities;
+  const size_t num_blocks = element_blocks_.size();
+  std::vector<ElementMaterials> block_materials(num_blocks);
+  std::vector<std::vector<double>> block_densities(num_blocks);  // per element of the block
   std::vector<std::shared_ptr<const EnergyTerm>> surface_terms;
-  bool any_element_data = false;  // per-element data is stored only when some body has it
-  for (const Body& body : bodies) any_element_data |= !body.element_data.empty();
-  for (size_t b = 0; b < bodies.size(); ++b) {
-    const Body& body = bodies[b];
-    const std::string field = bodies.size() > 1 ? "/bodies/" + std::to_string(b) + "/material" : "/material";
-    for (int e = 0; e < body.mesh.numElements(); ++e) densities.push_back(body.material.density);
-    if (!(std::isfinite(body.bending_stiffness) && body.bending_stiffness >= 0.0))
-      throw InputError(source, field + "/bending_stiffness", "must be finite and >= 0");
-    if (surface) {
-      if (body.material.model != MaterialModel::kFixedCorotated)
-        throw InputError(source, field + "/model",
-                         "a triangle surface in 3D (cloth) takes the corotated membrane of PBNG eq. 36: "
-                         "use fixed_corotated");
-      std::vector<std::array<int, 3>> triangles;
-      const int first = body_first_node_[b];
-      for (int e = 0; e < body.mesh.numElements(); ++e)
-        triangles.push_back({body.mesh.elements(e, 0) + first, body.mesh.elements(e, 1) + first,
-                             body.mesh.elements(e, 2) + first});
-      const LameParameters lame = modelParameters(body.material);
-      try {
-        surface_terms.push_back(std::make_shared<MembraneTerm>(triangles, mesh.restPositionsFlat(), lame.mu, lame.lambda));
-        if (body.bending_stiffness > 0.0)
-          surface_terms.push_back(std::make_shared<BendingTerm>(surfaceHinges(triangles), body.bending_stiffness));
-      } catch (const std::invalid_argument& error) {
-        throw InputError(source, bodies.size() > 1 ? "/bodies/" + std::to_string(b) + "/mesh" : "/mesh", error.what());
+  for (size_t block = 0; block < num_blocks; ++block) {
+    bool any_element_data = false;  // per-element data is stored only when some body of the block has it
+    for (int b : block_bodies_[block]) any_element_data |= !bodies[b].element_data.empty();
+    ElementMaterials& materials = block_materials[block];
+    for (int b : block_bodies_[block]) {
+      const Body& body = bodies[b];
+      const std::string field = bodies.size() > 1 ? "/bodies/" + std::to_string(b) + "/material" : "/material";
+      for (int e = 0; e < body.mesh.numElements(); ++e) block_densities[block].push_back(body.material.density);
+      if (!(std::isfinite(body.bending_stiffness) && body.bending_stiffness >= 0.0))
+        throw InputError(source, field + "/bending_stiffness", "must be finite and >= 0");
+      if (surface) {
+        if (body.material.model != MaterialModel::kFixedCorotated)
+          throw InputError(source, field + "/model",
+                           "a triangle surface in 3D (cloth) takes the corotated membrane of PBNG eq. 36: "
+                           "use fixed_corotated");
+        std::vector<std::array<int, 3>> triangles;
+        const int first = body_first_node_[b];
+        for (int e = 0; e < body.mesh.numElements(); ++e)
+          triangles.push_back({body.mesh.elements(e, 0) + first, body.mesh.elements(e, 1) + first,
+                               body.mesh.elements(e, 2) + first});
+        const LameParameters lame = modelParameters(body.material);
+        try {
+          surface_terms.push_back(std::make_shared<MembraneTerm>(triangles, mesh.restPositionsFlat(), lame.mu, lame.lambda));
+          if (body.bending_stiffness > 0.0)
+            surface_terms.push_back(std::make_shared<BendingTerm>(surfaceHinges(triangles), body.bending_stiffness));
+        } catch (const std::invalid_argument& error) {
+          throw InputError(source, bodies.size() > 1 ? "/bodies/" + std::to_string(b) + "/mesh" : "/mesh", error.what());
+        }
+        continue;
       }
-      continue;
-    }
-    if (body.bending_stiffness > 0.0)
-      throw InputError(source, field + "/bending_stiffness", "only a triangle surface in 3D (cloth) bends");
-    materials.materials.push_back(std::shared_ptr<const Material>(makeMaterial(body.material)));
-    materials.activation.push_back(body.activation);
-    for (int e = 0; e < body.mesh.numElements(); ++e) {
-      materials.material_of_element.push_back(static_cast<int>(b));
-      if (any_element_data) materials.element_data.push_back(body.element_data.empty() ? MaterialPointData{} : body.element_data[e]);
+      if (body.bending_stiffness > 0.0)
+        throw InputError(source, field + "/bending_stiffness", "only a triangle surface in 3D (cloth) bends");
+      const int material_index = static_cast<int>(materials.materials.size());
+      materials.materials.push_back(std::shared_ptr<const Material>(makeMaterial(body.material)));
+      materials.activation.push_back(body.activation);
+      for (int e = 0; e < body.mesh.numElements(); ++e) {
+        materials.material_of_element.push_back(material_index);
+        if (any_element_data) materials.element_data.push_back(body.element_data.empty() ? MaterialPointData{} : body.element_data[e]);
+      }
     }
   }
-  elastic_.reset();
+  elastic_terms_.clear();
   if (!surface) {
-    try {
-      elastic_ = std::make_shared<ElasticEnergy>(shared_mesh_, std::move(materials), discretization.quadrature_degree);
-    } catch (const std::invalid_argument& error) {
-      throw InputError(source, "/mesh", error.what());
+    for (size_t block = 0; block < num_blocks; ++block) {
+      try {
+        elastic_terms_.push_back(std::make_shared<ElasticEnergy>(element_blocks_[block], std::move(block_materials[block]),
+                                                                 discretization.quadrature_degree));
+      } catch (const std::invalid_argument& error) {
+        throw InputError(source, hasMixedElementTypes() ? "/bodies" : "/mesh", error.what());
+      }
     }
   }
   terms_.clear();
-  if (elastic_) terms_.push_back(elastic_);
+  for (const auto& elastic : elastic_terms_) terms_.push_back(elastic);
   for (auto& term : surface_terms) terms_.push_back(std::move(term));
   bindNodeSets(source);
   if (!weak_constraints.empty()) {
@@ -253,8 +319,12 @@ void Problem::finalize(const std::string& source) {
   }
 
   const int n = mesh.numNodes();
-  // Every body was validated above; the combined mesh is their concatenation.
-  node_masses_ = lumpedNodeMasses(mesh, densities, discretization.mass_lumping, MeshCheck::kTrusted);
+  // Every body was validated above; each block is the concatenation of its bodies, so the
+  // sum over blocks is every body's lumped masses, concatenated (one block: as it always was).
+  node_masses_ = VecX::Zero(n);
+  for (size_t block = 0; block < num_blocks; ++block)
+    node_masses_ += lumpedNodeMasses(*element_blocks_[block], block_densities[block], discretization.mass_lumping,
+                                     MeshCheck::kTrusted);
   dof_masses_.resize(3 * n);
   external_force_.resize(3 * n);
   for (int i = 0; i < n; ++i) {
@@ -294,8 +364,12 @@ void Problem::finalize(const std::string& source) {
 }
 
 const ElasticEnergy& Problem::elasticEnergy() const {
-  if (!elastic_) throw std::logic_error("Problem::elasticEnergy: this problem has no solid elements (a cloth)");
-  return *elastic_;
+  if (elastic_terms_.empty())
+    throw std::logic_error("Problem::elasticEnergy: this problem has no solid elements (a cloth)");
+  if (elastic_terms_.size() > 1)
+    throw std::logic_error("Problem::elasticEnergy: this problem's bodies have different element types (" +
+                           elementTypesName() + "), one elastic term each: use elasticTerms()");
+  return *elastic_terms_[0];
 }
 
 void Problem::applyDirichlet(Positions& x, double t) const {

@@ -5,12 +5,30 @@
 // Build one with a scene file (validation/scene.hpp) or by hand, then call finalize().
 //
 // Bodies: either set `mesh` and `material` (one body, every single-body scene) or fill
-// `bodies`. finalize() concatenates the bodies' nodes and elements into `mesh` (the combined
-// mesh every output and sampler reads), in body order, so DOFs are concatenated; with several
-// bodies their node sets are named "body/set". Bodies of one problem share one element type.
+// `bodies`. finalize() concatenates the bodies' nodes into `mesh`, in body order, so DOFs are
+// concatenated; with several bodies their node sets are named "body/set".
 // Solid meshes (and 2D triangle meshes, in plane strain) get the elastic term; a triangle
 // surface in 3D (cloth) gets the membrane term (PBNG eq. 36, fixed corotated only) and, with
 // a bending stiffness, the bending term (eq. 35).
+//
+// Element types. A Mesh holds one element type (every mesh file and recipe is single-type), so
+// the elements of a problem are kept as element blocks, one Mesh per element type present
+// (elementBlocks()): each block has every node of the problem (global numbering, the combined
+// rest positions and node sets) and the elements of the bodies of its type, in body order.
+//  - All bodies of one type (every scene before mixed types, and still the common case): one
+//    block, and it IS `mesh`: `mesh.elements` holds every element, as it always did, so every
+//    single-type consumer works unchanged.
+//  - Bodies of different solid types (e.g. a tet4 body and a hex8 body, or tet10 and tet4):
+//    several blocks, one elastic term per block (terms() lists them all, so the yardstick,
+//    Newton's Hessian, explicit relaxation and PBNG see every element), masses lumped per
+//    block and summed (= per body, concatenated). `mesh` then holds the nodes and node sets
+//    only: `mesh.elements` is EMPTY (0 rows) and `mesh.element_type` is meaningless, so that
+//    no consumer reading one connectivity can silently miss the elements of a second type;
+//    hasMixedElementTypes() says so, and a consumer either reads elementBlocks() (the .vtu
+//    writer, samplers, measures, the run summary) or refuses the problem naming the reason
+//    (solvers through rejectionReason(), e.g. the XPBD family and FP-PXPBD, which build their
+//    constraints from the one elastic term elasticEnergy() returns; it throws for a mixed
+//    problem). Mixing a triangle body (cloth, plane strain) with another type is refused.
 #include <array>
 #include <memory>
 #include <string>
@@ -142,14 +160,27 @@ class Problem {
   int numBodies() const { return static_cast<int>(bodies.size()); }
   // The first global node of body b (nodes of body b: [bodyFirstNode(b), bodyFirstNode(b+1))).
   int bodyFirstNode(int b) const { return body_first_node_[b]; }
-  // Every energy term of the potential: the elastic (or membrane and bending) terms first,
-  // then weak constraints, then colliders' penalties.
+  // Every energy term of the potential: the elastic terms (one per element block) or membrane
+  // and bending terms first, then weak constraints, then colliders' penalties.
   const std::vector<std::shared_ptr<const EnergyTerm>>& terms() const { return terms_; }
   const std::vector<std::shared_ptr<const ColliderTerm>>& colliderTerms() const { return collider_terms_; }
   // Null unless collisions are enabled; the step objective asks it for each step's contacts.
   const CollisionDetector* collisionDetector() const { return collision_detector_.get(); }
-  // The elastic term of solid (and plane strain) bodies; a cloth problem has none.
-  bool hasElasticEnergy() const { return elastic_ != nullptr; }
+  // The element blocks, one per element type present, in order of first appearance in the
+  // bodies (see above). One block (the combined `mesh` itself) unless the types differ.
+  const std::vector<std::shared_ptr<const Mesh>>& elementBlocks() const { return element_blocks_; }
+  // True when the bodies have different element types: `mesh.elements` is empty then.
+  bool hasMixedElementTypes() const { return element_blocks_.size() > 1; }
+  // Elements of every block.
+  int numElements() const;
+  // The element type's name, or the blocks' joined by '+' ("tet4+hex8") for mixed types.
+  std::string elementTypesName() const;
+  // The elastic terms of solid (and plane strain) bodies, one per element block; a cloth
+  // problem has none.
+  const std::vector<std::shared_ptr<const ElasticEnergy>>& elasticTerms() const { return elastic_terms_; }
+  bool hasElasticEnergy() const { return !elastic_terms_.empty(); }
+  // THE elastic term of a single-type problem. Throws std::logic_error for a problem without
+  // one (a cloth) and for a mixed problem (several terms: use elasticTerms()).
   const ElasticEnergy& elasticEnergy() const;
   const VecX& nodeMasses() const { return node_masses_; }
   const VecX& dofMasses() const { return dof_masses_; }  // node mass repeated 3 times
@@ -157,7 +188,7 @@ class Problem {
   const std::vector<int>& freeDofs() const { return free_dofs_; }
   const std::vector<int>& fixedDofs() const { return fixed_dofs_; }
   bool isFixedDof(int dof) const { return is_fixed_[dof] != 0; }
-  bool isPlaneStrain() const { return elastic_ && elastic_->isPlaneStrain(); }
+  bool isPlaneStrain() const { return elastic_terms_.size() == 1 && elastic_terms_[0]->isPlaneStrain(); }
   // Sets every prescribed DOF of x to its value at time t.
   void applyDirichlet(Positions& x, double t) const;
   // The time at the end of substep `substep` (0 = the start of the run).
@@ -170,7 +201,9 @@ class Problem {
   void bindNodeSets(const std::string& source);
 
   std::shared_ptr<const Mesh> shared_mesh_;
-  std::shared_ptr<const ElasticEnergy> elastic_;
+  std::vector<std::shared_ptr<const Mesh>> element_blocks_;
+  std::vector<std::vector<int>> block_bodies_;  // the bodies of each block, in body order
+  std::vector<std::shared_ptr<const ElasticEnergy>> elastic_terms_;
   std::vector<std::shared_ptr<const EnergyTerm>> terms_;
   std::vector<std::shared_ptr<const ColliderTerm>> collider_terms_;
   std::shared_ptr<const CollisionDetector> collision_detector_;

@@ -297,25 +297,41 @@ VtuFormat vtuFormatFromName(const std::string& name) {
 void writeVtu(const std::string& path, const Mesh& mesh, const Positions& x,
               const std::vector<VtuField>& point_fields,
               const std::vector<VtuField>& cell_fields, VtuFormat format) {
+  // The mesh is not copied: a non-owning pointer to it as the one block.
+  const std::shared_ptr<const Mesh> block(&mesh, [](const Mesh*) {});
+  writeVtu(path, std::vector<std::shared_ptr<const Mesh>>{block}, x, point_fields, cell_fields, format);
+}
+
+void writeVtu(const std::string& path, const std::vector<std::shared_ptr<const Mesh>>& blocks, const Positions& x,
+              const std::vector<VtuField>& point_fields,
+              const std::vector<VtuField>& cell_fields, VtuFormat format) {
+  if (blocks.empty()) throw std::invalid_argument("writeVtu('" + path + "'): no element block");
+  const Mesh& mesh = *blocks.front();  // the nodes (every block has the same)
   const int n_nodes = mesh.numNodes();
-  const int n_cells = mesh.numElements();
   if (x.size() != 3 * static_cast<Eigen::Index>(n_nodes)) {
     throw std::invalid_argument("writeVtu('" + path + "'): positions have " +
                                 std::to_string(x.size()) + " values, expected " +
                                 std::to_string(3 * static_cast<long>(n_nodes)));
   }
+  int n_cells = 0;
+  std::size_t n_connectivity = 0;
+  for (const auto& block : blocks) {
+    if (block != blocks.front() &&
+        (block->numNodes() != n_nodes || (block->rest_positions.array() != mesh.rest_positions.array()).any()))
+      throw std::invalid_argument("writeVtu('" + path + "'): the element blocks do not share their nodes (" +
+                                  block->source + " and " + mesh.source + ")");
+    const int per_cell = nodesPerElement(block->element_type);
+    if (block->numElements() > 0 && block->elements.cols() != per_cell) {
+      throw std::invalid_argument("writeVtu('" + path + "'): the connectivity has " + std::to_string(block->elements.cols()) +
+                                  " columns, a " + elementTypeName(block->element_type) + " has " +
+                                  std::to_string(per_cell) + " nodes");
+    }
+    n_cells += block->numElements();
+    n_connectivity += static_cast<std::size_t>(block->numElements()) * static_cast<std::size_t>(per_cell);
+  }
   std::set<std::string> point_names{"displacement"}, cell_names;
   checkFields(path, point_fields, n_nodes, "point", point_names);
   checkFields(path, cell_fields, n_cells, "cell", cell_names);
-  const int vtk_type = vtkCellType(mesh.element_type);
-  const std::vector<int>& order = vtkNodeOrder(mesh.element_type);
-  const int per_cell = static_cast<int>(order.size());
-  if (n_cells > 0 && mesh.elements.cols() != per_cell) {
-    throw std::invalid_argument("writeVtu('" + path + "'): the connectivity has " + std::to_string(mesh.elements.cols()) +
-                                " columns, a " + elementTypeName(mesh.element_type) + " has " + std::to_string(per_cell) +
-                                " nodes");
-  }
-
   std::ostringstream out;
   out << std::setprecision(std::numeric_limits<double>::max_digits10);
   out << "<?xml version=\"1.0\"?>\n"
@@ -344,16 +360,27 @@ void writeVtu(const std::string& path, const Mesh& mesh, const Positions& x,
   arrays.write("Float64", "Points", 3, rest.data(), static_cast<std::size_t>(rest.size()), 3);
   out << "      </Points>\n";
 
-  std::vector<std::int64_t> connectivity(static_cast<std::size_t>(n_cells) * static_cast<std::size_t>(per_cell));
-  std::vector<std::int64_t> offsets(static_cast<std::size_t>(n_cells));
-  const std::vector<std::uint8_t> types(static_cast<std::size_t>(n_cells), static_cast<std::uint8_t>(vtk_type));
-  for (int e = 0; e < n_cells; ++e) {
-    for (int k = 0; k < per_cell; ++k)
-      connectivity[static_cast<std::size_t>(e) * per_cell + k] = mesh.elements(e, order[static_cast<std::size_t>(k)]);
-    offsets[static_cast<std::size_t>(e)] = static_cast<std::int64_t>(e + 1) * per_cell;
+  // Cells of every block in block order, each block with its VTK type and node order.
+  std::vector<std::int64_t> connectivity;
+  std::vector<std::int64_t> offsets;
+  std::vector<std::uint8_t> types;
+  connectivity.reserve(n_connectivity);
+  offsets.reserve(static_cast<std::size_t>(n_cells));
+  types.reserve(static_cast<std::size_t>(n_cells));
+  int widest = 1;  // the largest cell, for ASCII line breaks
+  for (const auto& block : blocks) {
+    const std::uint8_t vtk_type = static_cast<std::uint8_t>(vtkCellType(block->element_type));
+    const std::vector<int>& order = vtkNodeOrder(block->element_type);
+    const int per_cell = static_cast<int>(order.size());
+    widest = std::max(widest, per_cell);
+    for (int e = 0; e < block->numElements(); ++e) {
+      for (int k = 0; k < per_cell; ++k) connectivity.push_back(block->elements(e, order[static_cast<std::size_t>(k)]));
+      offsets.push_back(static_cast<std::int64_t>(connectivity.size()));
+      types.push_back(vtk_type);
+    }
   }
   out << "      <Cells>\n";
-  arrays.write("Int64", "connectivity", 1, connectivity.data(), connectivity.size(), per_cell);
+  arrays.write("Int64", "connectivity", 1, connectivity.data(), connectivity.size(), blocks.size() == 1 ? widest : 1);
   arrays.write("Int64", "offsets", 1, offsets.data(), offsets.size(), 1);
   arrays.write("UInt8", "types", 1, types.data(), types.size(), 1);
   out << "      </Cells>\n"

@@ -9,6 +9,7 @@
 // not typed in: each Gmsh reference node (ReferenceElement::nodeCoordinates) is mapped into
 // VTK's reference cell (gmshToVtkReference) and matched with VTK's list of reference
 // coordinates (vtkReferenceCoordinates, taken from VTK's cell definitions; see the .cpp).
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,17 @@ VtuFormat vtuFormatFromName(const std::string& name);
 // std::invalid_argument for bad sizes or names, std::runtime_error naming the path on a
 // write failure.
 void writeVtu(const std::string& path, const Mesh& mesh, const Positions& x,
+              const std::vector<VtuField>& point_fields = {},
+              const std::vector<VtuField>& cell_fields = {},
+              VtuFormat format = VtuFormat::kBinary);
+
+// The same for several element blocks sharing one node numbering and the same rest positions
+// (Problem::elementBlocks(): bodies of different element types): one file, one set of points,
+// the cells of every block in block order, each with its own VTK cell type (an unstructured
+// grid holds cells of mixed types). Cell fields have one value per cell of every block, in that
+// order. One block writes exactly what writeVtu(path, mesh, ...) writes. Throws
+// std::invalid_argument if the blocks do not share their nodes.
+void writeVtu(const std::string& path, const std::vector<std::shared_ptr<const Mesh>>& blocks, const Positions& x,
               const std::vector<VtuField>& point_fields = {},
               const std::vector<VtuField>& cell_fields = {},
               VtuFormat format = VtuFormat::kBinary);

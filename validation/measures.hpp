@@ -6,7 +6,8 @@
 
 namespace pbdlab {
 
-// V(x) = sum over the elastic term's quadrature points of V_q det F(x): the deformed volume
+// V(x) = sum over the elastic terms' quadrature points of V_q det F(x) (every element block,
+// so bodies of different element types all count): the deformed volume
 // of the solid (and plane strain) bodies, integrated with the element quadrature (exact for
 // P1 tets). NaN when the problem has no elastic term (a cloth problem).
 double deformedVolume(const Problem& problem, const Positions& x);
@@ -21,7 +22,7 @@ double volumeRatio(const Problem& problem, const Positions& x);
 // rings (thin ears swinging) keeps a large largest distance while its bulk is back.
 double restShapeDistance(const Mesh& mesh, const Positions& x);
 
-// Elements of the elastic term that a converged state can still hold and that a user must be
+// Elements of the elastic terms (every element block) that a converged state can still hold and that a user must be
 // told about (a St. Venant-Kirchhoff bar stretched at nu = 0.49 converges to collapsed
 // elements): inverted, det F <= 0 at some quadrature point; degenerate, not inverted but
 // det F below `degenerate_below` (the element kept less than that fraction of its volume

@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 #include <chrono>
+#include <set>
 #include <cstdio>
 #include <cmath>
 #include <ctime>
@@ -134,10 +135,11 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
     throw InputError(scene.path, "/solver", error.what());
   }
 
-  // Probe points are located once; a point outside the mesh is an error in the scene.
-  const FieldSampler sampler(problem.mesh);
+  // Probe points are located once; a point outside the mesh is an error in the scene. Every
+  // element block is searched (bodies of different element types).
+  const BlockFieldSampler sampler(problem.elementBlocks());
   for (size_t k = 0; k < scene.output.probes.size(); ++k)
-    if (sampler.locate(scene.output.probes[k].point).element < 0)
+    if (sampler.locate(scene.output.probes[k].point).block < 0)
       throw InputError(scene.path, "/output/probes/" + scene.output.probes[k].name, "the point is outside the mesh");
   auto probeValues = [&](const Positions& x) {
     nlohmann::json values = nlohmann::json::object();
@@ -277,17 +279,29 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
                "[{}] warning: the final state has {} inverted element(s) (det F <= 0) and {} degenerate one(s) "
                "(det F < {:g}) of {}\n",
                options.progress_label.empty() ? scene.name : options.progress_label, quality.inverted,
-               quality.degenerate, quality.degenerate_below, problem.mesh.numElements());
-  const MeshSummary mesh_summary = summarize(problem.mesh);
+               quality.degenerate, quality.degenerate_below, problem.numElements());
+  // Per element block (one per element type; one block is the combined mesh itself).
+  nlohmann::json elements_per_type = nlohmann::json::object();
+  int total_elements = 0;
+  std::set<int> orders;
+  for (const auto& block : problem.elementBlocks()) {
+    const MeshSummary block_summary = summarize(*block);
+    for (const auto& [type, count] : block_summary.elements_per_type) elements_per_type[type] = count;
+    total_elements += block_summary.elements;
+    orders.insert(elementOrder(block->element_type));
+  }
   result.summary = {
       {"scene", scene.name},
       {"scene_file", scene.path},
       {"solver", solver->name()},
       // The element type and order are not always in `source` (a .msh file name); reports label
       // mesh series by them.
-      {"mesh", {{"source", problem.mesh.source}, {"nodes", mesh_summary.nodes}, {"elements", mesh_summary.elements},
-                {"element_type", elementTypeName(problem.mesh.element_type)},
-                {"order", elementOrder(problem.mesh.element_type)}, {"free_dofs", problem.freeDofs().size()}}},
+      // Mixed element types: element_type joins them ("tet4+hex8"); order is null unless the
+      // types share one.
+      {"mesh", {{"source", problem.mesh.source}, {"nodes", problem.numNodes()}, {"elements", total_elements},
+                {"element_type", problem.elementTypesName()},
+                {"order", orders.size() == 1 ? nlohmann::json(*orders.begin()) : nlohmann::json(nullptr)},
+                {"elements_per_type", elements_per_type}, {"free_dofs", problem.freeDofs().size()}}},
       {"steps", steps},
       {"totals", {{"iterations", total_iterations}, {"solver_seconds", total_solver_seconds},
                   {"all_steps_converged", result.all_steps_converged}, {"diverged", result.diverged}}},
@@ -309,7 +323,7 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   // summary.json last: a folder holds a complete run exactly when it has one.
   writeFileAtomically((out / "iterations.csv").string(), log.toCsv());
   for (const auto& [name, x] : frames)
-    writeVtu((out / name).string(), problem.mesh, x, {}, {}, vtuFormatFromName(scene.output.vtu_format));
+    writeVtu((out / name).string(), problem.elementBlocks(), x, {}, {}, vtuFormatFromName(scene.output.vtu_format));
   // After the frames, so the collection never names a missing file; ParaView plays it as a time series.
   if (!collection.empty()) writePvd((out / "steps.pvd").string(), collection);
   writeFileAtomically((out / "summary.json").string(), result.summary.dump(2) + "\n");

@@ -222,8 +222,15 @@ Scene loadCaseScene(const ValidationCase& validation_case) {
 // Rotation angle about the x axis of each section's probe point (unwrapped along x, starting
 // from the x-min section), minus the straight line between the two end sections.
 TorsionAngleProfile torsionAngleProfile(const Mesh& mesh, const VecX& displacement, const MetricSpec& metric) {
-  const double x_min = mesh.rest_positions.col(0).minCoeff(), x_max = mesh.rest_positions.col(0).maxCoeff();
-  const FieldSampler sampler(mesh);
+  const std::shared_ptr<const Mesh> block(&mesh, [](const Mesh*) {});  // not owned, not copied
+  return torsionAngleProfile(std::vector<std::shared_ptr<const Mesh>>{block}, displacement, metric);
+}
+
+TorsionAngleProfile torsionAngleProfile(const std::vector<std::shared_ptr<const Mesh>>& blocks, const VecX& displacement,
+                                        const MetricSpec& metric) {
+  const MatX3& X = blocks.front()->rest_positions;  // every block has every node
+  const double x_min = X.col(0).minCoeff(), x_max = X.col(0).maxCoeff();
+  const BlockFieldSampler sampler(blocks);
   TorsionAngleProfile profile;
   std::vector<double> angles;
   for (int k = 0; k < metric.sections; ++k) {
@@ -444,7 +451,7 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         const OutputSpec::Probe* probe = scene.output.probe(metric.probe);
         if (!probe)
           throw InputError(validation_case.path, "/metrics", "probe '" + metric.probe + "' is not in the scene's output.probes");
-        const Vec3 u = FieldSampler(problem.mesh).sample(displacement, probe->point);
+        const Vec3 u = BlockFieldSampler(problem.elementBlocks()).sample(displacement, probe->point);
         const double measured = metric.component < 0 ? u.norm() : u[metric.component];
         value = std::abs(measured - *metric.expected);
         if (metric.relative) value /= std::abs(*metric.expected);
@@ -474,7 +481,7 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         // NaN (a failed metric) for a problem without an elastic term (cloth).
         value = std::abs(volumeRatio(problem, x) - metric.expected.value_or(1.0));
       } else if (metric.type == "torsion_angle_deviation") {
-        const TorsionAngleProfile profile = torsionAngleProfile(problem.mesh, displacement, metric);
+        const TorsionAngleProfile profile = torsionAngleProfile(problem.elementBlocks(), displacement, metric);
         value = profile.largest_degrees;
         unit = "degrees";
         // The curve behind the value, for the report's profile figure (Fig. 5 of the high-order paper).
@@ -490,8 +497,12 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         const Positions& x_ref = referenceIn(reference_scene, folder);
         const Mesh& reference_mesh = reference_scene.problem.mesh;
         const VecX u_ref = x_ref - reference_mesh.restPositionsFlat();
-        const VecX volumes = lumpedNodeMasses(reference_mesh, std::vector<double>(reference_mesh.numElements(), 1.0));
-        const FieldSampler sampler(problem.mesh);
+        // Nodal volumes of the reference, summed over its element blocks (one unless its bodies
+        // have different element types).
+        VecX volumes = VecX::Zero(reference_mesh.numNodes());
+        for (const auto& block : reference_scene.problem.elementBlocks())
+          volumes += lumpedNodeMasses(*block, std::vector<double>(block->numElements(), 1.0));
+        const BlockFieldSampler sampler(problem.elementBlocks());
         double max_error = 0.0, weighted = 0.0, total_volume = 0.0, max_reference = 0.0;
         for (int i = 0; i < reference_mesh.numNodes(); ++i) {
           const Vec3 u_ref_i = u_ref.segment<3>(3 * i);

@@ -138,6 +138,9 @@ struct TorsionAngleProfile {
   double largest_degrees = 0.0;
 };
 TorsionAngleProfile torsionAngleProfile(const Mesh& mesh, const VecX& displacement, const MetricSpec& metric);
+// The same over a problem's element blocks (Problem::elementBlocks(): every element type).
+TorsionAngleProfile torsionAngleProfile(const std::vector<std::shared_ptr<const Mesh>>& blocks, const VecX& displacement,
+                                        const MetricSpec& metric);
 inline double torsionAngleDeviationDegrees(const Mesh& mesh, const VecX& displacement, const MetricSpec& metric) {
   return torsionAngleProfile(mesh, displacement, metric).largest_degrees;
 }

@@ -37,6 +37,10 @@ std::string XpbdSolver::rejectionReason(const Problem& problem) const {
   if (!problem.hasElasticEnergy())
     return me + " builds its constraints from a solid body's material split; the scene has no solid body";
   if (!problem.colliderTerms().empty()) return me + " has no collider projection; the scene has kinematic colliders";
+  // Its constraints, colorings and sweeps are built over one elastic term of one element type.
+  if (problem.hasMixedElementTypes())
+    return me + " builds its constraints over one element type; the scene's bodies have different element types (" +
+           problem.elementTypesName() + ")";
   const ElasticEnergy& energy = problem.elasticEnergy();
   std::map<const Material*, bool> checked;
   for (int e = 0; e < energy.numElements(); ++e) {

@@ -17,6 +17,9 @@ std::string FpPxpbdSolver::rejectionReason(const Problem& problem) const {
     return "solver fp_pxpbd needs backward Euler (its per-element Newton step is held by the element's inertia, "
            "PXPBD eq. 29 and 33); the scene is quasistatic";
   if (!problem.hasElasticEnergy()) return "solver fp_pxpbd needs an elastic body";
+  if (problem.hasMixedElementTypes())
+    return "solver fp_pxpbd works on P1 tetrahedra (tet4) only; the scene's bodies have different element types (" +
+           problem.elementTypesName() + ")";
   if (problem.elasticEnergy().elementType() != ElementType::kTet4)
     return "solver fp_pxpbd works on P1 tetrahedra (tet4: one F per element, PXPBD eq. 2); the mesh has " +
            elementTypeName(problem.elasticEnergy().elementType()) + " elements";

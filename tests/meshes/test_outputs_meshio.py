@@ -264,6 +264,32 @@ def check_run(tmp):
     return os.path.join(tmp, "run_binary")
 
 
+def check_mixed_run(tmp):
+    """A problem whose bodies have different element types (scenes/mixed_tet_hex_blocks.json: a
+    tet4 block bound to a hex8 block): final.vtu holds both cell types in one file."""
+    scene = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenes", "mixed_tet_hex_blocks.json")
+    out = os.path.join(tmp, "run_mixed")
+    run(PBDLAB, "run", scene, "--out", out)
+    path = os.path.join(out, "final.vtu")
+    m = read(path, "mixed")
+    if m is None:
+        return
+    counts = {c.type: len(c.data) for c in m.cells}
+    check(counts == {"tetra": 320, "hexahedron": 64}, f"mixed: cells {counts}, expected 320 tetra and 64 hexahedron")
+    check(len(m.points) == 250, f"mixed: {len(m.points)} points, expected 250 (125 per body)")
+    for c in m.cells:
+        if c.type in ("tetra", "hexahedron"):
+            v = element_volumes(m.points, c.type, c.data)
+            check(abs(v.sum() - 1.0) < 1e-12, f"mixed: the {c.type} cells' rest volume {v.sum()}, expected 1")
+    u = m.point_data.get("displacement")
+    check(u is not None and u.shape == (250, 3) and u[:, 0].max() > 1e-3, "mixed: no stretching displacement")
+    with open(os.path.join(out, "summary.json")) as f:
+        mesh = json.load(f)["mesh"]
+    check(mesh.get("elements_per_type") == {"tet4": 320, "hex8": 64} and mesh.get("element_type") == "tet4+hex8",
+          f"mixed: summary.json mesh entry {mesh}")
+    check_with_vtk(path, "mixed", m)
+
+
 def vtk_module():
     try:
         import vtk  # Debian's python3-vtk9: VTK's own XML reader, the one ParaView uses
@@ -349,6 +375,7 @@ def main():
     try:
         check_mesh_files(tmp)
         run_dir = check_run(tmp)
+        check_mixed_run(tmp)
         check_with_paraview(run_dir)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -301,6 +301,71 @@ TEST(VtuWriter, BinaryArraysOfSeveralBlocks) {
   fs::remove_all(dir);
 }
 
+// Element blocks of different types sharing one node numbering (a Problem whose bodies have
+// different element types): one file, the cells of both blocks with their own VTK types.
+TEST(VtuWriter, BlocksOfDifferentElementTypesInOneFile) {
+  BoxMeshRecipe tet_recipe = smallBox();  // 12 nodes, 10 tets
+  BoxMeshRecipe hex_recipe = smallBox();  // 12 nodes, 2 hexes
+  hex_recipe.family = BoxFamily::kHex;
+  hex_recipe.origin = Vec3(2.0, 0.0, 0.0);
+  const Mesh tet = makeBoxMesh(tet_recipe), hex = makeBoxMesh(hex_recipe);
+  ASSERT_EQ(hex.numElements(), 2);
+  const int n = tet.numNodes() + hex.numNodes();
+  MatX3 rest(n, 3);
+  rest << tet.rest_positions, hex.rest_positions;
+  auto block = [&](const Mesh& body, int first) {
+    auto b = std::make_shared<Mesh>();
+    b->rest_positions = rest;
+    b->element_type = body.element_type;
+    b->elements = body.elements.array() + first;
+    return std::shared_ptr<const Mesh>(b);
+  };
+  const std::vector<std::shared_ptr<const Mesh>> blocks{block(tet, 0), block(hex, tet.numNodes())};
+  Positions x = blocks[0]->restPositionsFlat();
+  for (int i = 0; i < n; ++i) x[3 * i + 1] += 0.01 * i;
+  VtuField cell{"cell", 1, std::vector<double>(12)};
+  for (int e = 0; e < 12; ++e) cell.values[static_cast<std::size_t>(e)] = e;
+  const std::vector<int>& hex_order = vtkNodeOrder(ElementType::kHex8);
+  const fs::path dir = freshTempDir("mixed");
+  for (VtuFormat format : kFormats) {
+    SCOPED_TRACE(vtuFormatName(format));
+    const fs::path path = dir / "mixed.vtu";
+    writeVtu(path.string(), blocks, x, {}, {cell}, format);
+    const std::string text = readText(path);
+    EXPECT_EQ(attribute(text, "NumberOfPoints"), n);
+    EXPECT_EQ(attribute(text, "NumberOfCells"), 12);
+    const std::vector<double> types = dataArray(text, "types");
+    ASSERT_EQ(types.size(), 12u);
+    for (int e = 0; e < 12; ++e) EXPECT_EQ(types[static_cast<std::size_t>(e)], e < 10 ? 10.0 : 12.0) << e;
+    const std::vector<double> offsets = dataArray(text, "offsets");
+    ASSERT_EQ(offsets.size(), 12u);
+    EXPECT_EQ(offsets[9], 40.0);
+    EXPECT_EQ(offsets[10], 48.0);
+    EXPECT_EQ(offsets[11], 56.0);
+    const std::vector<double> connectivity = dataArray(text, "connectivity");
+    ASSERT_EQ(connectivity.size(), 56u);
+    for (int e = 0; e < 10; ++e)
+      for (int k = 0; k < 4; ++k) EXPECT_EQ(connectivity[static_cast<std::size_t>(4 * e + k)], tet.elements(e, k));
+    for (int e = 0; e < 2; ++e)
+      for (int k = 0; k < 8; ++k)
+        EXPECT_EQ(connectivity[static_cast<std::size_t>(40 + 8 * e + k)],
+                  hex.elements(e, hex_order[static_cast<std::size_t>(k)]) + tet.numNodes());
+    EXPECT_EQ(dataArray(text, "cell"), cell.values);
+    const std::vector<double> displacement = dataArray(text, "displacement");
+    ASSERT_EQ(displacement.size(), static_cast<std::size_t>(3 * n));
+    const Positions rest_flat = blocks[0]->restPositionsFlat();
+    for (int i = 0; i < 3 * n; ++i) EXPECT_EQ(displacement[static_cast<std::size_t>(i)], x[i] - rest_flat[i]) << i;
+  }
+  // A cell field sized for one block only, and blocks that do not share their nodes, are refused.
+  VtuField short_field{"short", 1, std::vector<double>(10)};
+  EXPECT_THROW(writeVtu((dir / "bad.vtu").string(), blocks, x, {}, {short_field}), std::invalid_argument);
+  auto other = std::make_shared<Mesh>(*blocks[1]);
+  other->rest_positions(0, 0) += 1.0;
+  EXPECT_THROW(writeVtu((dir / "bad.vtu").string(), {blocks[0], other}, x), std::invalid_argument);
+  EXPECT_FALSE(fs::exists(dir / "bad.vtu"));
+  fs::remove_all(dir);
+}
+
 TEST(VtuWriter, FormatNames) {
   for (VtuFormat format : kFormats) EXPECT_EQ(vtuFormatFromName(vtuFormatName(format)), format);
   EXPECT_STREQ(vtuFormatName(VtuFormat::kBinary), "binary");
