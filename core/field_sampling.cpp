@@ -57,9 +57,12 @@ FieldSampler::FieldSampler(const Mesh& mesh) : mesh_(&mesh) {
     cells_[k] = std::clamp(static_cast<int>(std::ceil(per_axis * (hi[k] - lo[k]) / extent)), 1, 512);
   origin_ = lo;
   for (int k = 0; k < 3; ++k) cell_size_[k] = std::max(hi[k] - lo[k], 1e-300) / cells_[k];
-  buckets_.assign(static_cast<size_t>(cells_[0]) * cells_[1] * cells_[2], {});
+  // The buckets in CSR form (one array, not a vector per bucket: at Res 64 the per-bucket
+  // vectors cost some 150 MB in small allocations), filled in two passes over the elements'
+  // bucket ranges; each bucket lists its elements in ascending order.
+  const size_t num_buckets = static_cast<size_t>(cells_[0]) * cells_[1] * cells_[2];
   const int n = nodesPerElement(mesh.element_type);
-  for (int e = 0; e < mesh.numElements(); ++e) {
+  auto forEachBucketOf = [&](int e, auto&& visit) {
     Vec3 emin = Vec3::Constant(INFINITY), emax = Vec3::Constant(-INFINITY);
     for (int a = 0; a < n; ++a) {
       emin = emin.cwiseMin(mesh.restPosition(mesh.elements(e, a)));
@@ -72,9 +75,14 @@ FieldSampler::FieldSampler(const Mesh& mesh) : mesh_(&mesh) {
     }
     for (int i = first[0]; i <= last[0]; ++i)
       for (int j = first[1]; j <= last[1]; ++j)
-        for (int k = first[2]; k <= last[2]; ++k)
-          buckets_[(static_cast<size_t>(i) * cells_[1] + j) * cells_[2] + k].push_back(e);
-  }
+        for (int k = first[2]; k <= last[2]; ++k) visit((static_cast<size_t>(i) * cells_[1] + j) * cells_[2] + k);
+  };
+  bucket_start_.assign(num_buckets + 1, 0);
+  for (int e = 0; e < mesh.numElements(); ++e) forEachBucketOf(e, [&](size_t b) { ++bucket_start_[b + 1]; });
+  for (size_t b = 0; b < num_buckets; ++b) bucket_start_[b + 1] += bucket_start_[b];
+  bucket_elements_.resize(bucket_start_[num_buckets]);
+  std::vector<size_t> next(bucket_start_.begin(), bucket_start_.end() - 1);
+  for (int e = 0; e < mesh.numElements(); ++e) forEachBucketOf(e, [&](size_t b) { bucket_elements_[next[b]++] = e; });
 }
 
 int FieldSampler::bucketIndex(const Vec3& X) const {
@@ -92,7 +100,8 @@ FieldSampler::Location FieldSampler::locate(const Vec3& X, double tolerance) con
   if (bucket < 0) return {};
   const ElementType type = mesh_->element_type;
   const ReferenceElement& reference = ReferenceElement::of(type);
-  for (int e : buckets_[bucket]) {
+  for (size_t p = bucket_start_[bucket]; p < bucket_start_[bucket + 1]; ++p) {
+    const int e = bucket_elements_[p];
     const ElementNodes nodes = elementRestPositions(*mesh_, e);
     Vec3 r = referenceCentre(type);
     bool converged = false;

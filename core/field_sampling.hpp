@@ -33,7 +33,8 @@ class FieldSampler {
   Vec3 origin_;
   Vec3 cell_size_;
   std::array<int, 3> cells_{1, 1, 1};
-  std::vector<std::vector<int>> buckets_;
+  std::vector<size_t> bucket_start_;  // CSR over the buckets: elements of bucket b are
+  std::vector<int> bucket_elements_;  // bucket_elements_[bucket_start_[b], bucket_start_[b + 1])
   int bucketIndex(const Vec3& X) const;
 };
 

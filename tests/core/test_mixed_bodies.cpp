@@ -13,6 +13,7 @@
 #include "core/yardstick.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/newton.hpp"
+#include "tests/support/newton_solve.hpp"
 #include "solvers/registry.hpp"
 #include "tests/support/temporary_mesh_cache.hpp"
 #include "validation/scene.hpp"
@@ -38,22 +39,9 @@ Mesh box(BoxFamily family, const Vec3& origin, const Vec3& size, std::array<int,
   return makeBoxMesh(recipe);
 }
 
-// Runs every step with Newton to `target`; asserts convergence.
+// Every step with Newton to `target`, each step's residual at most `target`.
 Positions solveWithNewton(const Problem& problem, double target) {
-  NewtonSolver newton;
-  newton.setup(problem);
-  IterationLog log(newton.logColumns());
-  Budget budget;
-  budget.max_iterations = 60;
-  budget.target_relative_residual = target;
-  State state = initialState(problem);
-  for (int k = 0; k < problem.time.numSubsteps(); ++k) {
-    const StepResult r = advanceOneStep(newton, problem, state, budget, log);
-    EXPECT_TRUE(r.reason == StopReason::kConverged || r.reason == StopReason::kRoundoff)
-        << "step " << k + 1 << ": " << stopReasonName(r.reason) << ", relative residual " << r.relative_residual;
-    EXPECT_LE(r.relative_residual, target);
-  }
-  return state.x;
+  return test::solveWithNewton(problem, target, nullptr, true);
 }
 
 Vec3 displacementAt(const Problem& problem, const Positions& x, const Vec3& point) {

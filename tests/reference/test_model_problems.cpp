@@ -14,6 +14,7 @@
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "reference/newton.hpp"
+#include "tests/support/newton_solve.hpp"
 
 namespace pbdlab {
 namespace {
@@ -27,23 +28,7 @@ MaterialSpec rubber(double youngs_modulus = 1e5, double density = 1000.0) {
   return spec;
 }
 
-// Runs every (sub)step with Newton; returns the final positions and asserts convergence.
-Positions solveWithNewton(const Problem& problem, double target = 1e-10, IterationLog* log_out = nullptr) {
-  NewtonSolver newton;
-  newton.setup(problem);
-  IterationLog log(newton.logColumns());
-  Budget budget;
-  budget.max_iterations = 60;
-  budget.target_relative_residual = target;
-  State state = initialState(problem);
-  for (int k = 0; k < problem.time.numSubsteps(); ++k) {
-    const StepResult r = advanceOneStep(newton, problem, state, budget, log);
-    EXPECT_TRUE(r.reason == StopReason::kConverged || r.reason == StopReason::kRoundoff)
-        << "step " << k + 1 << ": " << stopReasonName(r.reason) << ", relative residual " << r.relative_residual;
-  }
-  if (log_out) *log_out = log;
-  return state.x;
-}
+using test::solveWithNewton;
 
 Vec3 displacementAt(const Problem& problem, const Positions& x, const Vec3& point) {
   return FieldSampler(problem.mesh).sample(x - problem.mesh.restPositionsFlat(), point);
