@@ -140,18 +140,18 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
   // The fast path's visits go to their own list (fast_visits_, CSR by node here, reordered
   // below), the other terms' to entries_.
   entry_start_.assign(num_nodes + 1, 0);
-  fast_visit_start_.assign(num_nodes + 1, 0);
+  std::vector<int> fast_visit_start(num_nodes + 1, 0);  // by-node CSR until the reordering below
   for (int i = 0; i < num_nodes; ++i) {
     int count = 0, fast = 0;
     for (size_t k = 0; k < adjacency.size(); ++k)
       (static_cast<int>(k) == fast_term_ ? fast : count) += adjacency[k].start[i + 1] - adjacency[k].start[i];
     entry_start_[i + 1] = entry_start_[i] + count;
-    fast_visit_start_[i + 1] = fast_visit_start_[i] + fast;
+    fast_visit_start[i + 1] = fast_visit_start[i] + fast;
   }
   entries_.resize(entry_start_[num_nodes]);
-  fast_visits_.resize(fast_visit_start_[num_nodes]);
+  fast_visits_.resize(fast_visit_start[num_nodes]);
   for (int i = 0; i < num_nodes; ++i) {
-    int p = entry_start_[i], f = fast_visit_start_[i];
+    int p = entry_start_[i], f = fast_visit_start[i];
     for (size_t k = 0; k < adjacency.size(); ++k)
       for (int q = adjacency[k].start[i]; q < adjacency[k].start[i + 1]; ++q) {
         if (static_cast<int>(k) == fast_term_)
@@ -194,9 +194,9 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
   std::vector<char> placed(num_nodes, 0);
   auto place = [&](int i) {
     fast_visit_begin_[i] = static_cast<int>(in_sweep_order.size());
-    fast_visit_count_[i] = fast_visit_start_[i + 1] - fast_visit_start_[i];
-    in_sweep_order.insert(in_sweep_order.end(), fast_visits_.begin() + fast_visit_start_[i],
-                          fast_visits_.begin() + fast_visit_start_[i + 1]);
+    fast_visit_count_[i] = fast_visit_start[i + 1] - fast_visit_start[i];
+    in_sweep_order.insert(in_sweep_order.end(), fast_visits_.begin() + fast_visit_start[i],
+                          fast_visits_.begin() + fast_visit_start[i + 1]);
     placed[i] = 1;
   };
   for (const std::vector<int>& group : sweep_groups_)
@@ -204,7 +204,6 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
   for (int i = 0; i < num_nodes; ++i)
     if (!placed[i]) place(i);
   fast_visits_ = std::move(in_sweep_order);
-  fast_visit_start_.clear();
 
   // The per-element rotations survive a rebuild for new contacts (same problem, same term).
   const bool warm = fast_elastic_ && options_.rotation == PbngOptions::Rotation::kWarmStart &&

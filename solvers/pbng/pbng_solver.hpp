@@ -181,9 +181,7 @@ class PbngSolver : public Solver {
   std::vector<int> entry_start_;
   std::vector<Entry> entries_;
   // The node's visits of the fast path's elements (4 e + local): fast_visits_[begin, begin +
-  // count), laid out in sweep order; fast_visit_start_ is the by-node CSR while the table is
-  // built.
-  std::vector<int> fast_visit_start_;
+  // count), laid out in sweep order.
   std::vector<int> fast_visit_begin_;
   std::vector<int> fast_visit_count_;
   std::vector<int> fast_visits_;
