@@ -1,6 +1,7 @@
 #include "core/field_sampling.hpp"
 
 #include <Eigen/LU>
+#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -45,18 +46,32 @@ Vec3 referenceCentre(ElementType type) {
 }  // namespace
 
 FieldSampler::FieldSampler(const Mesh& mesh) : mesh_(&mesh) {
-  if (elementDimension(mesh.element_type) != 3)
-    throw std::invalid_argument("FieldSampler: needs a volume mesh, got " + elementTypeName(mesh.element_type));
+  if (mesh.numNodes() == 0) throw std::invalid_argument("FieldSampler: the mesh " + mesh.source + " has no nodes");
+  // The bucket grid spans the rest bounding box, padded so that points on its faces fall
+  // inside. A flat mesh (a 2D mesh in z = 0, a flat cloth) has a zero extent along some axis:
+  // that axis gets one cell, and the grid divides only the others, about one element per bucket.
   const Vec3 lo = mesh.rest_positions.colwise().minCoeff().transpose();
   const Vec3 hi = mesh.rest_positions.colwise().maxCoeff().transpose();
-  // About one element per bucket.
   const double extent = std::max((hi - lo).maxCoeff(), 1e-300);
-  const double per_axis = std::cbrt(std::max(1, mesh.numElements()) * std::pow(extent, 3) /
-                                    std::max((hi - lo).prod(), 1e-30 * std::pow(extent, 3)));
+  const double pad = 1e-9 * extent;
+  int spanned_axes = 0;
+  double spanned_volume = 1.0;  // the product of the spanned extents, relative to `extent`
   for (int k = 0; k < 3; ++k)
-    cells_[k] = std::clamp(static_cast<int>(std::ceil(per_axis * (hi[k] - lo[k]) / extent)), 1, 512);
-  origin_ = lo;
-  for (int k = 0; k < 3; ++k) cell_size_[k] = std::max(hi[k] - lo[k], 1e-300) / cells_[k];
+    if (hi[k] - lo[k] > 1e-12 * extent) {
+      ++spanned_axes;
+      spanned_volume *= (hi[k] - lo[k]) / extent;
+    }
+  const double per_axis =
+      spanned_axes == 0 ? 1.0 : std::pow(std::max(1, mesh.numElements()) / spanned_volume, 1.0 / spanned_axes);
+  for (int k = 0; k < 3; ++k) {
+    const bool spanned = hi[k] - lo[k] > 1e-12 * extent;
+    cells_[k] = spanned ? std::clamp(static_cast<int>(std::ceil(per_axis * (hi[k] - lo[k]) / extent)), 1, 512) : 1;
+    // A flat axis' one cell is as thick as the mesh is wide: the element test decides
+    // whether a point off the mesh's plane is on it.
+    const double half_width = spanned ? 0.5 * (hi[k] - lo[k]) + pad : 0.5 * extent;
+    origin_[k] = 0.5 * (lo[k] + hi[k]) - half_width;
+    cell_size_[k] = 2.0 * half_width / cells_[k];
+  }
   // The buckets in CSR form (one array, not a vector per bucket: at Res 64 the per-bucket
   // vectors cost some 150 MB in small allocations), filled in two passes over the elements'
   // bucket ranges; each bucket lists its elements in ascending order.
@@ -100,15 +115,21 @@ FieldSampler::Location FieldSampler::locate(const Vec3& X, double tolerance) con
   if (bucket < 0) return {};
   const ElementType type = mesh_->element_type;
   const ReferenceElement& reference = ReferenceElement::of(type);
+  const int dimension = reference.dimension();
   for (size_t p = bucket_start_[bucket]; p < bucket_start_[bucket + 1]; ++p) {
     const int e = bucket_elements_[p];
     const ElementNodes nodes = elementRestPositions(*mesh_, e);
+    // Newton (Gauss-Newton for a triangle, whose map X(r) spans a plane in 3D: the step is
+    // the least-squares one, and X's distance from the plane is what remains).
     Vec3 r = referenceCentre(type);
+    Vec3 residual = Vec3::Zero();
     bool converged = false;
     for (int it = 0; it < 30; ++it) {
-      const Vec3 residual = nodes.transpose() * reference.shapeValues(r) - X;
-      const Mat3 J = nodes.transpose() * reference.shapeGradients(r);
-      const Vec3 step = J.fullPivLu().solve(residual);
+      residual = nodes.transpose() * reference.shapeValues(r) - X;
+      const Eigen::Matrix<double, 3, Eigen::Dynamic> J =
+          (nodes.transpose() * reference.shapeGradients(r)).leftCols(dimension);
+      Vec3 step = Vec3::Zero();
+      step.head(dimension) = J.colPivHouseholderQr().solve(residual);
       r -= step;
       if (!r.allFinite()) break;
       if (step.norm() < 1e-13) {
@@ -116,7 +137,15 @@ FieldSampler::Location FieldSampler::locate(const Vec3& X, double tolerance) con
         break;
       }
     }
-    if (converged && insideReference(type, r, tolerance)) return {e, r};
+    if (!converged || !insideReference(type, r, tolerance)) continue;
+    // A triangle of a surface (or of a 2D mesh) contains X only if X lies on its plane, within
+    // kSurfaceDistance of the element's size (a volume element's Newton residual is round-off).
+    if (dimension == 2) {
+      residual = nodes.transpose() * reference.shapeValues(r) - X;
+      const double size = (nodes.colwise().maxCoeff() - nodes.colwise().minCoeff()).norm();
+      if (residual.norm() > kSurfaceDistance * size) continue;
+    }
+    return {e, r};
   }
   return {};
 }

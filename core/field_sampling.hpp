@@ -3,7 +3,9 @@
 // locating the element that contains each point and evaluating its shape functions there.
 // Used for tip displacements and for comparing solutions on different meshes. The inverse
 // map X -> r is found by Newton's method on X(r) = sum_a N_a(r) X_a, so curved and
-// non-affine (e.g. distorted hexahedral) elements are handled.
+// non-affine (e.g. distorted hexahedral) elements are handled. Every element type is: a
+// triangle mesh (2D plane strain in z = 0, or a cloth surface in 3D) contains the points that
+// lie on one of its triangles, within kSurfaceDistance of the triangle's size off its plane.
 #include <memory>
 #include <vector>
 
@@ -13,6 +15,9 @@ namespace pbdlab {
 
 class FieldSampler {
  public:
+  // How far off a triangle's plane, relative to its size, a point may lie and still be on it.
+  static constexpr double kSurfaceDistance = 1e-6;
+
   // Builds a uniform bucket grid over the elements' bounding boxes (rest frame).
   explicit FieldSampler(const Mesh& mesh);
 

@@ -290,6 +290,46 @@ def check_mixed_run(tmp):
     check_with_vtk(path, "mixed", m)
 
 
+def check_triangle_runs(tmp):
+    """Runs of triangle bodies (tests/apps/body_kind_scenes): a plane-strain beam in z = 0 and a
+    cloth hanging in the xz plane, written every step. meshio and VTK read VTK triangle cells with
+    the rest area (4 m^2, 1 m^2), the plane strain displacement stays in its plane, the cloth moves
+    out of its own, and ParaView plays the cloth's steps.pvd with Warp By Vector."""
+    scenes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "apps", "body_kind_scenes")
+    cloth_dir = None
+    for kind, area, nodes in [("plane_strain", 4.0, 27), ("cloth", 1.0, 49)]:
+        with open(os.path.join(scenes, kind + ".json")) as f:
+            scene = json.load(f)
+        scene["output"]["vtu"] = "every_step"
+        scene_path = os.path.join(tmp, f"scene_{kind}.json")
+        with open(scene_path, "w") as f:
+            json.dump(scene, f)
+        out = os.path.join(tmp, "run_" + kind)
+        run(PBDLAB, "run", scene_path, "--out", out)
+        path = os.path.join(out, "step_0001.vtu")
+        m = read(path, kind)
+        if m is None:
+            continue
+        types = [c.type for c in m.cells]
+        check(types == ["triangle"], f"{kind}: cells {types}, expected one block of triangles")
+        check(len(m.points) == nodes, f"{kind}: {len(m.points)} points, expected {nodes}")
+        p = m.points
+        a, b, c = (p[m.cells[0].data[:, i]] for i in range(3))
+        total = 0.5 * np.linalg.norm(np.cross(b - a, c - a), axis=1).sum()
+        check(abs(total - area) < 1e-12, f"{kind}: rest area {total}, expected {area}")
+        u = m.point_data.get("displacement")
+        if check(u is not None and u.shape == (nodes, 3), f"{kind}: no displacement of shape ({nodes}, 3)"):
+            if kind == "plane_strain":
+                check(np.abs(u[:, 2]).max() == 0.0 and u[:, 1].min() < -1e-6,
+                      f"plane_strain: displacement z {np.abs(u[:, 2]).max()}, y {u[:, 1].min()}")
+            else:
+                check(u[:, 1].min() < -1e-6, "cloth: it does not fall out of its plane")
+        check_with_vtk(path, kind, m, warp=p + u if u is not None else None)
+        if kind == "cloth":
+            cloth_dir = out
+    return cloth_dir
+
+
 def vtk_module():
     try:
         import vtk  # Debian's python3-vtk9: VTK's own XML reader, the one ParaView uses
@@ -313,12 +353,13 @@ def check_with_vtk(path, label, m, volume=None, warp=None):
     reader.SetFileName(path)
     reader.Update()
     grid = reader.GetOutput()
-    if not check(grid.GetNumberOfPoints() == len(m.points) and grid.GetNumberOfCells() == len(m.cells[0].data),
+    num_cells = sum(len(c.data) for c in m.cells)  # every block (bodies of several element types)
+    if not check(grid.GetNumberOfPoints() == len(m.points) and grid.GetNumberOfCells() == num_cells,
                  f"{label}: VTK read {grid.GetNumberOfPoints()} points, {grid.GetNumberOfCells()} cells"):
         return
     check(np.array_equal(to_numpy(grid.GetPoints().GetData()), m.points), f"{label}: VTK's points differ from meshio's")
     cell_types = {grid.GetCellType(i) for i in range(grid.GetNumberOfCells())}
-    check(cell_types == {VTK_TYPES[m.cells[0].type]}, f"{label}: VTK cell types {cell_types}")
+    check(cell_types == {VTK_TYPES[c.type] for c in m.cells}, f"{label}: VTK cell types {cell_types}")
     vectors = grid.GetPointData().GetVectors()
     check(vectors is not None and vectors.GetName() == "displacement", f"{label}: VTK's active vectors are not 'displacement'")
     check(np.array_equal(to_numpy(grid.GetPointData().GetArray("displacement")), m.point_data["displacement"]),
@@ -345,7 +386,7 @@ import sys
 from paraview.simple import OpenDataFile, WarpByVector, UpdatePipeline
 reader = OpenDataFile(sys.argv[1])
 times = list(reader.TimestepValues)
-assert len(times) == 4, times
+assert len(times) == int(sys.argv[2]), times
 warp = WarpByVector(Input=reader)
 warp.Vectors = ["POINTS", "displacement"]
 warp.ScaleFactor = 1.0
@@ -355,7 +396,7 @@ print("BOUNDS", *bounds)
 """
 
 
-def check_with_paraview(run_dir):
+def check_with_paraview(run_dir, steps=4, x_bounds=(0.0, 2.3), label="pvpython"):
     pvpython = shutil.which("pvpython")
     if not pvpython:
         print("SKIP (part): pvpython not installed; ParaView check not run")
@@ -363,11 +404,13 @@ def check_with_paraview(run_dir):
     script = os.path.join(run_dir, "check.py")
     with open(script, "w") as f:
         f.write(PVPYTHON_SCRIPT)
-    result = subprocess.run([pvpython, script, os.path.join(run_dir, "steps.pvd")], capture_output=True, text=True)
+    result = subprocess.run([pvpython, script, os.path.join(run_dir, "steps.pvd"), str(steps)], capture_output=True,
+                            text=True)
     line = [l for l in result.stdout.splitlines() if l.startswith("BOUNDS")]
     if check(result.returncode == 0 and line, f"pvpython failed: {result.stdout[-2000:]} {result.stderr[-2000:]}"):
         b = [float(t) for t in line[0].split()[1:]]
-        check(abs(b[1] - 2.3) < 1e-9 and abs(b[0]) < 1e-9, f"pvpython: warped x bounds {b[:2]}, expected [0, 2.3]")
+        check(abs(b[0] - x_bounds[0]) < 1e-9 and abs(b[1] - x_bounds[1]) < 1e-9,
+              f"{label}: warped x bounds {b[:2]}, expected {list(x_bounds)}")
 
 
 def main():
@@ -377,6 +420,9 @@ def main():
         run_dir = check_run(tmp)
         check_mixed_run(tmp)
         check_with_paraview(run_dir)
+        cloth_dir = check_triangle_runs(tmp)
+        if cloth_dir:  # the cloth's x extent: its clamped edge keeps x in [0, 1]
+            check_with_paraview(cloth_dir, steps=2, x_bounds=(0.0, 1.0), label="pvpython (cloth)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     vtk, _ = vtk_module()

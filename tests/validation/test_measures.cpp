@@ -110,8 +110,8 @@ TEST(Measures, NoElasticTermGivesNaN) {
   ASSERT_FALSE(scene.problem.hasElasticEnergy());
   EXPECT_TRUE(std::isnan(deformedVolume(scene.problem, scene.problem.mesh.restPositionsFlat())));
   EXPECT_TRUE(std::isnan(volumeRatio(scene.problem, scene.problem.mesh.restPositionsFlat())));
-  // (The runner writes volume_ratio only when hasElasticEnergy(); runScene cannot take a
-  // membrane yet: its FieldSampler needs a volume mesh.)
+  // (The runner writes volume_ratio only when hasElasticEnergy(); cli_body_kinds runs cloth
+  // scenes through `pbdlab run`.)
 }
 
 TEST(Measures, SummaryHasEachFramesVolumeRatio) {
