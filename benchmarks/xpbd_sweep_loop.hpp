@@ -12,8 +12,8 @@ inline Positions timeXpbdSweeps(benchmark::State& state, XpbdSolver& solver, con
                                 int sweeps_per_step) {
   const double dt = problem.stepDt();
   Positions x_pred = problem.mesh.restPositionsFlat();
-  for (int dof : problem.freeDofs())
-    x_pred[dof] += dt * dt * problem.externalForce()[dof] / problem.dofMasses()[dof];
+  const VecX f_ext = problem.externalForce(problem.timeAt(1));  // the first step's
+  for (int dof : problem.freeDofs()) x_pred[dof] += dt * dt * f_ext[dof] / problem.dofMasses()[dof];
   Positions x = x_pred;
   solver.resetMultipliers();
   int sweeps = 0;

@@ -24,6 +24,7 @@
 #include "core/energy_term.hpp"
 #include "core/material.hpp"
 #include "core/mesh.hpp"
+#include "core/time_schedule.hpp"
 
 namespace pbdlab {
 
@@ -52,7 +53,7 @@ decltype(auto) withNodeCount(ElementType type, Function&& f) {
 }
 
 // A material activation as a function of time (e.g. a muscle contracting from t = 2 s).
-using ActivationSchedule = std::function<double(double t)>;
+using ActivationSchedule = TimeSchedule;
 
 // Which material each element uses, with its per-element data.
 struct ElementMaterials {

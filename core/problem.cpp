@@ -1,5 +1,6 @@
 #include "core/problem.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -326,10 +327,10 @@ void Problem::finalize(const std::string& source) {
     node_masses_ += lumpedNodeMasses(*element_blocks_[block], block_densities[block], discretization.mass_lumping,
                                      MeshCheck::kTrusted);
   dof_masses_.resize(3 * n);
-  external_force_.resize(3 * n);
+  gravity_force_.resize(3 * n);
   for (int i = 0; i < n; ++i) {
     dof_masses_.segment<3>(3 * i).setConstant(node_masses_[i]);
-    external_force_.segment<3>(3 * i) = node_masses_[i] * gravity;
+    gravity_force_.segment<3>(3 * i) = node_masses_[i] * gravity;
   }
 
   is_fixed_.assign(3 * n, 0);
@@ -361,6 +362,64 @@ void Problem::finalize(const std::string& source) {
   free_dofs_.clear();
   fixed_dofs_.clear();
   for (int dof = 0; dof < 3 * n; ++dof) (is_fixed_[dof] ? fixed_dofs_ : free_dofs_).push_back(dof);
+  buildLoads(source);
+}
+
+void Problem::buildLoads(const std::string& source) {
+  nodal_loads_.clear();
+  const bool cloth = !hasMixedElementTypes() && mesh.element_type == ElementType::kTri3 && !isPlaneStrain();
+  for (size_t k = 0; k < loads.size(); ++k) {
+    const Load& load = loads[k];
+    const bool traction = load.kind == Load::Kind::kTraction;
+    const std::string field = "/loads/" + std::to_string(k);
+    const std::string set_field = field + (traction ? "/boundary" : "/node_set");
+    const std::string value_field = field + (load.is_total ? "/total_force" : traction ? "/traction" : "/force");
+    if (!load.value.allFinite()) throw InputError(source, value_field, "must be finite");
+    if (isPlaneStrain() && load.value.z() != 0.0)
+      throw InputError(source, value_field + "/2", "must be 0 for a 2D (plane strain) mesh (z is pinned)");
+    auto set = mesh.node_sets.find(load.node_set);
+    if (set == mesh.node_sets.end()) {
+      std::string known;
+      for (const auto& [name, nodes] : mesh.node_sets) known += (known.empty() ? "" : ", ") + name;
+      throw InputError(source, set_field, "unknown node set '" + load.node_set + "' (the mesh has: " + known + ")");
+    }
+    if (set->second.empty()) throw InputError(source, set_field, "node set '" + load.node_set + "' is empty");
+    NodalLoad nodal;
+    if (traction) {
+      if (cloth)
+        throw InputError(source, field + "/type",
+                         "a traction on a cloth (a triangle surface in 3D) is not supported: its boundary is a set of "
+                         "edges without a thickness; load its nodes with a \"point\" load instead");
+      const std::vector<BoundaryFace> faces = boundaryFacesWithin(element_blocks_, set->second);
+      if (faces.empty())
+        throw InputError(source, set_field,
+                         "node set '" + load.node_set + "' holds no boundary face (no face of exactly one element " +
+                             "has all its corner nodes in the set), so a traction on it acts nowhere");
+      // The area first (a unit traction), then the nodal forces of the actual traction.
+      nodal = tractionNodalForces(element_blocks_, faces, Vec3::UnitX());
+      if (!(nodal.area > 0.0)) throw InputError(source, set_field, "the boundary's faces have no area");
+      const Vec3 t = load.is_total ? Vec3(load.value / nodal.area) : load.value;
+      for (Vec3& f : nodal.forces) f = f.x() * t;
+    } else {
+      nodal.nodes = set->second;
+      std::sort(nodal.nodes.begin(), nodal.nodes.end());
+      nodal.nodes.erase(std::unique(nodal.nodes.begin(), nodal.nodes.end()), nodal.nodes.end());
+      const Vec3 f = load.is_total ? Vec3(load.value / static_cast<double>(nodal.nodes.size())) : load.value;
+      nodal.forces.assign(nodal.nodes.size(), f);
+    }
+    nodal.schedule = load.schedule;
+    nodal_loads_.push_back(std::move(nodal));
+  }
+}
+
+VecX Problem::externalForce(double t) const {
+  VecX f = gravity_force_;
+  for (const NodalLoad& load : nodal_loads_) {
+    const double s = load.scale(t);
+    if (s == 0.0) continue;
+    for (size_t i = 0; i < load.nodes.size(); ++i) f.segment<3>(3 * load.nodes[i]) += s * load.forces[i];
+  }
+  return f;
 }
 
 const ElasticEnergy& Problem::elasticEnergy() const {

@@ -1,7 +1,9 @@
 #pragma once
 // A Problem is everything a solver needs and nothing of a solver (DESIGN.md "The shared
 // model"): bodies (mesh, material, density, per-element data), the energy terms over them
-// and between them, Dirichlet node sets with their motion, gravity and the time stepping.
+// and between them, Dirichlet node sets with their motion, the external loads (gravity,
+// surface tractions and point loads, each a function of time: core/loads.hpp) and the time
+// stepping.
 // Build one with a scene file (validation/scene.hpp) or by hand, then call finalize().
 //
 // Bodies: either set `mesh` and `material` (one body, every single-body scene) or fill
@@ -38,6 +40,7 @@
 #include "core/collider_term.hpp"
 #include "core/elastic_energy.hpp"
 #include "core/energy_term.hpp"
+#include "core/loads.hpp"
 #include "core/material.hpp"
 #include "core/mesh.hpp"
 
@@ -142,6 +145,8 @@ class Problem {
   CollisionSettings collisions;          // between bodies, created each step
   Discretization discretization;
   Vec3 gravity = Vec3::Zero();
+  // Dead surface tractions and point loads, each scaled by its schedule (core/loads.hpp).
+  std::vector<Load> loads;
   std::vector<DirichletCondition> dirichlet;
   TimeStepping time;
   // The state at t = 0 is the rest shape mapped by x0 = p + A (X - p), then the boundary
@@ -184,7 +189,11 @@ class Problem {
   const ElasticEnergy& elasticEnergy() const;
   const VecX& nodeMasses() const { return node_masses_; }
   const VecX& dofMasses() const { return dof_masses_; }  // node mass repeated 3 times
-  const VecX& externalForce() const { return external_force_; }  // lumped gravity m_i g
+  // f_ext(t) = m_i g (lumped gravity) + sum_k s_k(t) f_k (the loads' nodal forces), all DOFs.
+  // A step reads it once, at its own time, from its StepObjective (core/yardstick.hpp).
+  VecX externalForce(double t) const;
+  // The loads as nodal forces at s = 1, in the order of `loads` (precomputed by finalize()).
+  const std::vector<NodalLoad>& nodalLoads() const { return nodal_loads_; }
   const std::vector<int>& freeDofs() const { return free_dofs_; }
   const std::vector<int>& fixedDofs() const { return fixed_dofs_; }
   bool isFixedDof(int dof) const { return is_fixed_[dof] != 0; }
@@ -199,6 +208,7 @@ class Problem {
  private:
   void combineBodies(const std::string& source);
   void bindNodeSets(const std::string& source);
+  void buildLoads(const std::string& source);
 
   std::shared_ptr<const Mesh> shared_mesh_;
   std::vector<std::shared_ptr<const Mesh>> element_blocks_;
@@ -210,7 +220,8 @@ class Problem {
   std::vector<int> body_first_node_;
   VecX node_masses_;
   VecX dof_masses_;
-  VecX external_force_;
+  VecX gravity_force_;
+  std::vector<NodalLoad> nodal_loads_;
   std::vector<int> free_dofs_;
   std::vector<int> fixed_dofs_;
   std::vector<char> is_fixed_;

@@ -12,6 +12,7 @@ StepObjective::StepObjective(const Problem& problem, const Positions& x_prev, co
   x_tilde_ = isDynamic() ? Positions(x_prev_ + dt() * v_prev_) : x_prev_;
   x_ref_ = x_prev_;
   applyBoundary(x_ref_);
+  f_ext_ = problem.externalForce(t_next_);
   terms_ = problem.terms();
   if (const CollisionDetector* detector = problem.collisionDetector()) {
     std::vector<WeakConstraint> contacts = detector->detect(x_ref_);
@@ -30,13 +31,13 @@ double StepObjective::energy(const Positions& x) const {
 }
 
 double StepObjective::potentialEnergy(const Positions& x) const {
-  double potential = -problem_->externalForce().dot(x);
+  double potential = -f_ext_.dot(x);
   for (const auto& term : terms_) potential += term->energy(x, t_next_);
   return potential;
 }
 
 void StepObjective::gradient(const Positions& x, VecX& g) const {
-  g = -problem_->externalForce();
+  g = -f_ext_;
   for (const auto& term : terms_) term->addGradient(x, t_next_, 1.0, g);
   if (isDynamic()) g = problem_->dofMasses().cwiseProduct(x - x_tilde_) + dt() * dt() * g;
 }

@@ -6,6 +6,9 @@
 //   quasistatic:    E(x) = PE(x) - f_ext . x,  r(x) = grad PE(x) - f_ext,
 // and at a node in contact with a kinematic collider, r_i loses the part the collider's
 // normal force can balance (core/collider_term.hpp);
+// f_ext = f_ext(t^{n+1}) (gravity and the loads at the step's time, Problem::externalForce;
+// held here, computed once per step: every solver reads the objective's, so a load that
+// changes with time is the same for the yardstick and the solver),
 // PE the sum of the Problem's energy terms at t^{n+1}, plus this step's collision contacts
 // (vertex-triangle weak constraints detected at x_ref, core/collision_detection.hpp). With substeps, a step here is one
 // substep (dt = the frame's dt / substeps): each substep is judged on its own.
@@ -39,6 +42,10 @@ class StepObjective {
   // The energy terms of this step: the Problem's terms(), then (with collisions enabled and
   // some detected) the step's contacts as one weak-constraint term. Solvers iterate these.
   const std::vector<std::shared_ptr<const EnergyTerm>>& terms() const { return terms_; }
+  // This step's external force f_ext(t^{n+1}) over all DOFs (Problem::externalForce). Backward
+  // Euler takes it at the end of the step; quasistatic at the step's time, like the boundary
+  // motions.
+  const VecX& externalForce() const { return f_ext_; }
   // The contacts created for this step (0 without collisions).
   int numContacts() const { return num_contacts_; }
   // Sets the prescribed DOFs of x to this step's boundary values.
@@ -71,6 +78,7 @@ class StepObjective {
   VecX v_prev_;
   Positions x_tilde_;
   Positions x_ref_;
+  VecX f_ext_;
   std::vector<std::shared_ptr<const EnergyTerm>> terms_;
   int num_contacts_ = 0;
   double reference_residual_ = 0.0;

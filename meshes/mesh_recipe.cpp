@@ -2,6 +2,8 @@
 
 #include <gmsh.h>
 
+#include <Eigen/Geometry>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -260,6 +262,44 @@ void parseRectangle(const In& in, const json& m, MeshRecipe& r) {
   r.canonical = std::move(c);
 }
 
+void parseQuadrilateral(const In& in, const json& m, MeshRecipe& r) {
+  in.onlyKeys(m, {"type", "corners", "cells", "diagonals"}, "quadrilateral");
+  QuadrilateralRecipe& quad = r.quadrilateral;
+  in.reader().required(m, "corners", in.field(""));
+  const json& corners = in.reader().array(m.at("corners"), in.field("corners"));
+  if (corners.size() != 4) in.fail("corners", "must list 4 corners [x, y], counter-clockwise, got " + std::to_string(corners.size()));
+  json c = {{"type", "quadrilateral"}, {"corners", json::array()}};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const std::vector<double> xy = in.reader().numbers(corners[k], jsonPointerChild(in.field("corners"), k), 2);
+    quad.corners[k] = {xy[0], xy[1]};
+    c["corners"].push_back(json::array({xy[0], xy[1]}));
+  }
+  in.reader().required(m, "cells", in.field(""));
+  const std::vector<int> cells = in.cells(m, "cells", 2);
+  checkMeshFitsInMemory(2.0 * cells[0] * cells[1], (cells[0] + 1.0) * (cells[1] + 1.0), 3, in.reader().source(),
+                        in.field("cells"));
+  in.checkCellCap("cells", cells);
+  quad.cells = {cells[0], cells[1]};
+  c["cells"] = json::array({cells[0], cells[1]});
+  if (m.contains("diagonals"))
+    quad.diagonals = parseDiagonals(in.name(m, "diagonals", {"left", "right", "alternate"}, "diagonals"));
+  c["diagonals"] = diagonalsName(quad.diagonals);
+  // Convex and counter-clockwise: checked here so the error names the field.
+  try {
+    Vec3 p[4];
+    for (int k = 0; k < 4; ++k) p[k] = Vec3(quad.corners[k][0], quad.corners[k][1], 0.0);
+    for (int k = 0; k < 4; ++k) {
+      const Vec3 a = p[(k + 1) % 4] - p[k], b = p[(k + 2) % 4] - p[(k + 1) % 4];
+      if (!(a.cross(b).z() > 0.0))
+        throw std::invalid_argument("the corners must be counter-clockwise and the quadrilateral convex (no left turn at corner " +
+                                    std::to_string((k + 1) % 4) + ")");
+    }
+  } catch (const std::invalid_argument& error) {
+    in.fail("corners", error.what());
+  }
+  r.canonical = std::move(c);
+}
+
 void parseMsh(const In& in, const json& m, MeshRecipe& r, const std::string& base_dir) {
   in.onlyKeys(m, {"type", "file", "order"}, "msh");
   r.path = in.file(m, base_dir);
@@ -310,6 +350,7 @@ std::string MeshRecipe::describe() const {
     case Kind::kBox: return box.describe();
     case Kind::kResBox: return "Res " + std::to_string(nodes_per_side) + " box (" + box.describe() + ")";
     case Kind::kRectangle: return rectangle.describe();
+    case Kind::kQuadrilateral: return quadrilateral.describe();
     case Kind::kMsh: return "mesh file '" + path + "'" + orderSuffix(order);
     case Kind::kStl:
       return "STL '" + path + "' tetrahedralized, target size " + number(target_size) + orderSuffix(order);
@@ -333,6 +374,9 @@ MeshRecipe parseMeshRecipe(const json& value, const std::string& source, const s
   } else if (type == "rectangle") {
     r.kind = MeshRecipe::Kind::kRectangle;
     parseRectangle(in, value, r);
+  } else if (type == "quadrilateral") {
+    r.kind = MeshRecipe::Kind::kQuadrilateral;
+    parseQuadrilateral(in, value, r);
   } else if (type == "msh") {
     r.kind = MeshRecipe::Kind::kMsh;
     parseMsh(in, value, r, base_dir);
@@ -343,7 +387,7 @@ MeshRecipe parseMeshRecipe(const json& value, const std::string& source, const s
     r.kind = MeshRecipe::Kind::kBunnySurface;
     parseBunnySurface(in, value, r);
   } else {
-    in.reader().failUnknownName(in.field("type"), type, {"box", "res_box", "rectangle", "msh", "stl", "bunny_surface"},
+    in.reader().failUnknownName(in.field("type"), type, {"box", "res_box", "rectangle", "quadrilateral", "msh", "stl", "bunny_surface"},
                                 "mesh type");
   }
   return r;
@@ -369,6 +413,9 @@ Mesh makeMesh(const MeshRecipe& recipe) {
       break;
     case MeshRecipe::Kind::kRectangle:
       mesh = makeRectangleMesh(recipe.rectangle);
+      break;
+    case MeshRecipe::Kind::kQuadrilateral:
+      mesh = makeQuadrilateralMesh(recipe.quadrilateral);
       break;
     case MeshRecipe::Kind::kMsh:
       mesh = readMsh(recipe.path);

@@ -9,6 +9,7 @@
 //   {"type": "res_box", "nodes_per_side": N, "order"}
 //   {"type": "rectangle", "embedding": "2d" | "3d_surface", "size": [x, y], "origin",
 //    "cells": [nx, ny] | "target_size": h, "diagonals", "plane"}
+//   {"type": "quadrilateral", "corners": [[x, y] x 4, counter-clockwise], "cells": [n01, n12], "diagonals"}
 //   {"type": "msh", "file": "path", "order"}
 //   {"type": "stl", "file": "path", "target_size": h, "feature_angle": deg, "order"}
 //   {"type": "bunny_surface", "subdivisions": s}
@@ -21,15 +22,17 @@
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "meshes/mesh_cache.hpp"
+#include "meshes/quadrilateral_mesh.hpp"
 
 namespace pbdlab {
 
 struct MeshRecipe {
-  enum class Kind { kBox, kResBox, kRectangle, kMsh, kStl, kBunnySurface };
+  enum class Kind { kBox, kResBox, kRectangle, kQuadrilateral, kMsh, kStl, kBunnySurface };
   Kind kind = Kind::kBox;
   BoxMeshRecipe box;            // kBox; kResBox: the box it stands for
   int nodes_per_side = 0;       // kResBox
   RectangleRecipe rectangle;    // kRectangle
+  QuadrilateralRecipe quadrilateral;  // kQuadrilateral
   std::string file;             // kMsh, kStl: as written
   std::string path;             // kMsh, kStl: resolved against the recipe's folder
   double target_size = 0.0;     // kStl

@@ -158,7 +158,6 @@ NewtonSolver::Direction NewtonSolver::linearSolverDirection(const StepObjective&
 void NewtonSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
   if (problem_ != &objective.problem()) setup(objective.problem());
   preparePattern(objective);
-  const Problem& problem = objective.problem();
 
   Positions x = objective.isDynamic() ? objective.inertialTarget() : objective.previousPositions();
   objective.applyBoundary(x);
@@ -208,7 +207,7 @@ void NewtonSolver::advance(const StepObjective& objective, State& state, StepMon
     // then the residual norm is the merit function.
     const double slope = g_free.dot(d);  // < 0 for CHOLMOD's directions
     const double roundoff_scale =
-        std::abs(energy) + objective.elasticScale() * std::abs(problem.externalForce().dot(x));
+        std::abs(energy) + objective.elasticScale() * std::abs(objective.externalForce().dot(x));
     const bool resolvable = -slope > 1e-10 * roundoff_scale;
     double alpha = 1.0;
     int line_search_steps = 0;

@@ -51,22 +51,26 @@ MeshRecipe parseMesh(const Reader& in, const json& doc, const std::string& paren
 // activation schedule a(t) (piecewise linear between [t, a] points, constant outside).
 struct MaterialExtras {
   Vec3 fibre_direction = Vec3::UnitX();
-  std::vector<std::pair<double, double>> activation;  // empty: no activation
-  double bending_stiffness = 0.0;                      // cloth (a triangle surface in 3D)
+  SchedulePoints activation;       // empty: no activation
+  double bending_stiffness = 0.0;  // cloth (a triangle surface in 3D)
 };
 
-ActivationSchedule activationSchedule(std::vector<std::pair<double, double>> points) {
-  if (points.empty()) return {};
-  return [points](double t) {
-    if (t <= points.front().first) return points.front().second;
-    for (size_t k = 1; k < points.size(); ++k)
-      if (t <= points[k].first) {
-        const auto& [t0, a0] = points[k - 1];
-        const auto& [t1, a1] = points[k];
-        return t1 > t0 ? a0 + (a1 - a0) * (t - t0) / (t1 - t0) : a1;
-      }
-    return points.back().second;
-  };
+// A piecewise-linear schedule [[t, value], ...] (core/time_schedule.hpp): a muscle's
+// activation and a load's scale are read here, both. Times must not decrease; each value must
+// lie in [min_value, max_value]. `out` gets the points as read.
+SchedulePoints parseSchedulePoints(const Reader& in, const json& value, const std::string& at, double min_value,
+                                   double max_value, const std::string& range_message, json& out) {
+  SchedulePoints points;
+  out = json::array();
+  const json& list = in.array(value, at);
+  for (size_t k = 0; k < list.size(); ++k) {
+    const std::vector<double> point = in.numbers(list[k], child(at, k), 2);
+    if (point[1] < min_value || point[1] > max_value) in.fail(child(child(at, k), 1), range_message);
+    if (!points.empty() && point[0] < points.back().first) in.fail(child(child(at, k), 0), "times must not decrease");
+    points.emplace_back(point[0], point[1]);
+    out.push_back({point[0], point[1]});
+  }
+  return points;
 }
 
 MaterialSpec parseMaterial(const Reader& in, const json& doc, const std::string& parent, json& out,
@@ -124,18 +128,9 @@ MaterialSpec parseMaterial(const Reader& in, const json& doc, const std::string&
       extras.fibre_direction.normalize();
     }
     json activation_out = json::array();
-    if (material.contains("activation")) {
-      const std::string here = at + "/activation";
-      const json& points = in.array(material["activation"], here);
-      for (size_t k = 0; k < points.size(); ++k) {
-        const std::vector<double> point = in.numbers(points[k], child(here, k), 2);
-        if (point[1] < 0.0 || point[1] > 1.0) in.fail(child(child(here, k), 1), "an activation lies in [0, 1]");
-        if (!extras.activation.empty() && point[0] < extras.activation.back().first)
-          in.fail(child(child(here, k), 0), "times must not decrease");
-        extras.activation.emplace_back(point[0], point[1]);
-        activation_out.push_back({point[0], point[1]});
-      }
-    }
+    if (material.contains("activation"))
+      extras.activation = parseSchedulePoints(in, material["activation"], at + "/activation", 0.0, 1.0,
+                                              "an activation lies in [0, 1]", activation_out);
     out["sigma_max"] = spec.sigma_max;
     out["optimal_fibre_length"] = spec.lambda_ofl;
     out["fibre_direction"] = toJson(extras.fibre_direction);
@@ -161,7 +156,7 @@ Body makeBody(const Reader& in, const std::string& name, const MeshRecipe& recip
     MaterialPointData data;
     data.fibre_direction = extras.fibre_direction;
     body.element_data.assign(body.mesh.numElements(), data);
-    body.activation = activationSchedule(extras.activation);
+    body.activation = piecewiseLinearSchedule(extras.activation);
   }
   return body;
 }
@@ -233,6 +228,51 @@ CollisionSettings parseCollisions(const Reader& in, const json& doc, json& resol
   // Written only when given, so the resolved physics (and its hash) of older scenes is unchanged.
   resolved["collisions"] = {{"k_n", settings.k_n}, {"k_t", settings.k_t}};
   return settings;
+}
+
+// "loads": dead surface tractions and point loads, each with an optional schedule s(t)
+// (core/loads.hpp). Whether the node sets exist, hold boundary faces and fit the mesh (plane
+// strain: no z component; no traction on a cloth) is checked by Problem::finalize with these
+// same fields.
+std::vector<Load> parseLoads(const Reader& in, const json& doc, json& resolved) {
+  const std::string at = "/loads";
+  std::vector<Load> loads;
+  if (!doc.contains("loads")) return loads;
+  const json& list = in.array(doc["loads"], at);
+  json out = json::array();
+  for (size_t k = 0; k < list.size(); ++k) {
+    const std::string here = child(at, k);
+    const json& entry = in.object(list[k], here);
+    Load load;
+    const std::string type = in.oneOf(in.required(entry, "type", here), here + "/type", {"traction", "point"}, "load type");
+    const bool traction = type == "traction";
+    load.kind = traction ? Load::Kind::kTraction : Load::Kind::kPoint;
+    const std::string set_key = traction ? "boundary" : "node_set";
+    const std::string value_key = traction ? "traction" : "force";
+    in.onlyKeys(entry, here, {"type", set_key, value_key, "total_force", "schedule"},
+                traction ? "for a traction load" : "for a point load");
+    load.node_set = in.nonEmptyString(in.required(entry, set_key, here), here + "/" + set_key);
+    if (entry.contains(value_key) && entry.contains("total_force"))
+      in.fail(here + "/total_force", "give either \"" + value_key + "\" or \"total_force\", not both");
+    if (!entry.contains(value_key) && !entry.contains("total_force"))
+      in.fail(here, "needs \"" + value_key + "\" or \"total_force\"");
+    load.is_total = entry.contains("total_force");
+    const std::string value_field = load.is_total ? "total_force" : value_key;
+    load.value = in.vec3(entry[value_field], here + "/" + value_field);
+    json schedule_out = json::array({json::array({0, 1})});  // the default: s = 1 at all times
+    if (entry.contains("schedule")) {
+      const SchedulePoints points =
+          parseSchedulePoints(in, entry["schedule"], here + "/schedule", -std::numeric_limits<double>::infinity(),
+                              std::numeric_limits<double>::infinity(), "", schedule_out);
+      if (points.empty()) in.fail(here + "/schedule", "needs at least one [t, s] point (leave it out for s = 1)");
+      load.schedule = piecewiseLinearSchedule(points);
+    }
+    out.push_back({{"type", type}, {set_key, load.node_set}, {value_field, toJson(load.value)}, {"schedule", schedule_out}});
+    loads.push_back(std::move(load));
+  }
+  // Written only when given, so the resolved physics (and its hash) of older scenes is unchanged.
+  resolved["loads"] = out;
+  return loads;
 }
 
 std::vector<NodeSetBinding> parseBindings(const Reader& in, const json& doc, json& out) {
@@ -576,7 +616,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   const Reader in(source);
   if (!document.is_object()) in.fail("(root)", "a scene must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
-              {"name", "description", "mesh", "material", "bodies", "bindings", "colliders", "collisions", "discretization", "gravity", "dirichlet",
+              {"name", "description", "mesh", "material", "bodies", "bindings", "colliders", "collisions", "discretization", "gravity", "loads", "dirichlet",
                "time", "solver", "output", "initial_state", "node_sets"});
 
   Scene scene;
@@ -631,6 +671,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   scene.problem.discretization = parseDiscretization(in, document, resolved["discretization"]);
   scene.problem.gravity = document.contains("gravity") ? in.vec3(document["gravity"], "/gravity") : Vec3::Zero();
   resolved["gravity"] = toJson(scene.problem.gravity);
+  scene.problem.loads = parseLoads(in, document, resolved);
   scene.problem.time = parseTime(in, document, resolved["time"]);
   parseInitialState(in, document, scene.problem, resolved["initial_state"]);
   const double run_end = scene.problem.time.dt * scene.problem.time.num_steps;

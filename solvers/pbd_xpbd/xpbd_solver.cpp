@@ -332,7 +332,8 @@ namespace {
 // (passed in x) becomes the prediction, in place.
 void predictInPlace(const StepObjective& objective, double dt, Positions& x) {
   const Problem& problem = objective.problem();
-  for (int dof : problem.freeDofs()) x[dof] += dt * dt * problem.externalForce()[dof] / problem.dofMasses()[dof];
+  const VecX& f_ext = objective.externalForce();
+  for (int dof : problem.freeDofs()) x[dof] += dt * dt * f_ext[dof] / problem.dofMasses()[dof];
   objective.applyBoundary(x);
 }
 

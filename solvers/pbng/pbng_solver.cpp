@@ -242,6 +242,7 @@ void PbngSolver::beginStep(const StepObjective& objective, Positions& x) {
   dt2_ = dynamic_ ? objective.dt() * objective.dt() : 1.0;
   time_ = objective.timeNext();
   x_tilde_ = &objective.inertialTarget();
+  f_ext_ = &objective.externalForce();
   x = options_.initial_guess == PbngOptions::InitialGuess::kInertial ? objective.inertialTarget()
                                                                       : objective.previousPositions();
   objective.applyBoundary(x);
@@ -268,7 +269,7 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
   }
   // The yardstick's row: - f_ext, and for backward Euler the incremental potential's scaling
   // and inertia (core/yardstick.cpp: M (x - x~) + dt^2 (grad PE - f_ext)).
-  gradient -= problem_->externalForce().segment<3>(3 * node);
+  gradient -= f_ext_->segment<3>(3 * node);
   if (dynamic_) {
     const double m = problem_->nodeMasses()[node];
     gradient = m * (x.segment<3>(3 * node) - x_tilde_->segment<3>(3 * node)) + dt2_ * gradient;

@@ -204,6 +204,7 @@ class PbngSolver : public Solver {
   double dt2_ = 1.0;
   double time_ = 0.0;
   const Positions* x_tilde_ = nullptr;
+  const VecX* f_ext_ = nullptr;  // the step's f_ext (StepObjective::externalForce)
 };
 
 }  // namespace pbdlab

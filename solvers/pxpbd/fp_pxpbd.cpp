@@ -135,7 +135,7 @@ void FpPxpbdSolver::beginStep(const StepObjective& objective, Positions& x) {
   }
   time_ = objective.timeNext();
   const VecX& dof_masses = problem.dofMasses();
-  const VecX& f_ext = problem.externalForce();
+  const VecX& f_ext = objective.externalForce();
   const Positions& x_tilde = objective.inertialTarget();
   const Positions& x_previous = objective.previousPositions();
   inertial_rhs_ = dof_masses.cwiseProduct(x_tilde) + dt2_ * f_ext;

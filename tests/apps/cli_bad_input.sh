@@ -44,6 +44,8 @@ CASES=(
   "frame_budget_below_substeps.json:/solver/max_iterations"
   "collisions_without_stiffness.json:/collisions"
   "collisions_one_body.json:/collisions"
+  "load_unknown_boundary.json:/loads/0/boundary"
+  "load_both_forms.json:/loads/0/total_force"
 )
 
 CASE=""

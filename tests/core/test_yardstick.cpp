@@ -51,7 +51,7 @@ TEST(Yardstick, QuasistaticResidualAtRestIsTheFreeExternalForce) {
   const Positions x0 = problem.mesh.restPositionsFlat();
   const StepObjective objective(problem, x0, VecX::Zero(x0.size()), 0);
   double expected = 0.0;
-  for (int dof : problem.freeDofs()) expected += std::pow(problem.externalForce()[dof], 2);
+  for (int dof : problem.freeDofs()) expected += std::pow(objective.externalForce()[dof], 2);
   EXPECT_NEAR(objective.residualNorm(x0), std::sqrt(expected), 1e-12 * std::sqrt(expected));
   EXPECT_DOUBLE_EQ(objective.relativeResidual(objective.residualNorm(x0)), 1.0);
   // The free DOFs are those not on x-min.

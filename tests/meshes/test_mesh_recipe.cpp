@@ -4,6 +4,7 @@
 // misses, a corrupt entry is a miss and is rewritten, the folder from the environment).
 #include <gtest/gtest.h>
 
+#include <Eigen/Geometry>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +35,7 @@ TEST(MeshRecipe, EveryKindParsesToACanonicalFixedPoint) {
       json::parse(R"({"type": "rectangle", "cells": [3, 2]})"),
       json::parse(R"({"type": "rectangle", "embedding": "3d_surface", "plane": "xz", "size": [2, 1], "target_size": 0.2})"),
       json::parse(R"({"type": "bunny_surface", "subdivisions": 1})"),
+      json::parse(R"({"type": "quadrilateral", "corners": [[0, 0], [48, 44], [48, 60], [0, 44]], "cells": [3, 2]})"),
   };
   for (const json& j : recipes) {
     SCOPED_TRACE(j.dump());
@@ -75,6 +77,37 @@ void expectEachRefused(const std::vector<BadRecipe>& cases, Check check) {
   }
 }
 
+// Cook's membrane: (n + 1)^2 nodes, 2 n^2 counter-clockwise triangles covering the trapezoid's
+// area 1440, and the four edge sets (n + 1 nodes each, on their segments); the right edge is
+// also the bounding box's x-max, the left x-min.
+TEST(MeshRecipe, QuadrilateralMeshesCookMembrane) {
+  const int n = 6;
+  const Mesh mesh = makeMesh(parse(json::parse(
+      R"({"type": "quadrilateral", "corners": [[0, 0], [48, 44], [48, 60], [0, 44]], "cells": [6, 6]})")));
+  ASSERT_EQ(mesh.element_type, ElementType::kTri3);
+  EXPECT_EQ(mesh.numNodes(), (n + 1) * (n + 1));
+  EXPECT_EQ(mesh.numElements(), 2 * n * n);
+  double area = 0.0;
+  for (int e = 0; e < mesh.numElements(); ++e) {
+    const Vec3 a = mesh.restPosition(mesh.elements(e, 0)), b = mesh.restPosition(mesh.elements(e, 1)),
+               c = mesh.restPosition(mesh.elements(e, 2));
+    const double twice = (b - a).x() * (c - a).y() - (b - a).y() * (c - a).x();
+    EXPECT_GT(twice, 0.0);
+    area += 0.5 * twice;
+  }
+  EXPECT_NEAR(area, 1440.0, 1e-9);
+  const Vec3 corners[4] = {Vec3(0, 0, 0), Vec3(48, 44, 0), Vec3(48, 60, 0), Vec3(0, 44, 0)};
+  const std::array<std::string, 4> names = quadrilateralEdgeSetNames();
+  for (int k = 0; k < 4; ++k) {
+    const std::vector<int>& set = mesh.node_sets.at(names[k]);
+    EXPECT_EQ(set.size(), size_t(n + 1)) << names[k];
+    const Vec3 d = corners[(k + 1) % 4] - corners[k];
+    for (int i : set) EXPECT_NEAR(d.normalized().cross(mesh.restPosition(i) - corners[k]).norm(), 0.0, 1e-9) << names[k];
+  }
+  EXPECT_EQ(mesh.node_sets.at("edge-12"), mesh.node_sets.at("x-max"));
+  EXPECT_EQ(mesh.node_sets.at("edge-30"), mesh.node_sets.at("x-min"));
+}
+
 TEST(MeshRecipe, BadRecipesNameTheField) {
   const std::vector<BadRecipe> cases = {
       {R"([1, 2])", "/mesh"},
@@ -109,6 +142,13 @@ TEST(MeshRecipe, BadRecipesNameTheField) {
       {R"({"type": "msh", "file": "does_not_exist.msh"})", "/mesh/file"},
       {R"({"type": "stl", "file": "does_not_exist.stl", "target_size": 0.1})", "/mesh/file"},
       {R"({"type": "bunny_surface", "subdivisions": 9})", "/mesh/subdivisions"},
+      {R"({"type": "quadrilateral", "cells": [2, 2]})", "/mesh/corners"},
+      {R"({"type": "quadrilateral", "corners": [[0, 0], [1, 0], [1, 1]], "cells": [2, 2]})", "/mesh/corners"},
+      {R"({"type": "quadrilateral", "corners": [[0, 0], [0, 1], [1, 1], [1, 0]], "cells": [2, 2]})", "/mesh/corners"},
+      {R"({"type": "quadrilateral", "corners": [[0, 0], [2, 0], [0.5, 0.5], [0, 2]], "cells": [2, 2]})", "/mesh/corners"},
+      {R"({"type": "quadrilateral", "corners": [[0, 0], [1, 0], [1, 1], [0, "a"]], "cells": [2, 2]})", "/mesh/corners/3/1"},
+      {R"({"type": "quadrilateral", "corners": [[0, 0], [1, 0], [1, 1], [0, 1]]})", "/mesh/cells"},
+      {R"({"type": "quadrilateral", "corners": [[0, 0], [1, 0], [1, 1], [0, 1]], "cells": [2, 2], "size": [1, 1]})", "/mesh/size"},
   };
   expectEachRefused(cases, [](const InputError& e) { EXPECT_EQ(e.file(), "recipe.json"); });
 }

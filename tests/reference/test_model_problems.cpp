@@ -251,7 +251,7 @@ TEST(Colliders, BlockRestingOnAPlaneCarriesItsWeight) {
   const Positions x = solveWithNewton(problem, 1e-10, &log);
   const StepObjective objective(problem, x, VecX::Zero(x.size()), 0);
   // The reaction from the gradient of everything but the collider.
-  VecX g = -problem.externalForce();
+  VecX g = -objective.externalForce();
   problem.elasticEnergy().addGradient(x, g);
   const Vec3 reaction = problem.colliderTerms()[0]->reaction(x, g);
   const double weight = problem.nodeMasses().sum() * 9.81;

@@ -1,0 +1,100 @@
+#include "meshes/quadrilateral_mesh.hpp"
+
+#include <gmsh.h>
+
+#include <Eigen/Geometry>
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "meshes/gmsh_model.hpp"
+#include "meshes/gmsh_session.hpp"
+#include "meshes/node_sets.hpp"
+
+namespace pbdlab {
+
+std::array<std::string, 4> quadrilateralEdgeSetNames() { return {"edge-01", "edge-12", "edge-23", "edge-30"}; }
+
+std::string QuadrilateralRecipe::describe() const {
+  std::ostringstream out;
+  out.precision(6);
+  out << "quadrilateral";
+  for (const auto& c : corners) out << " (" << c[0] << ", " << c[1] << ")";
+  out << ", " << cells[0] << "x" << cells[1] << " cells, " << diagonalsName(diagonals) << " diagonals";
+  return out.str();
+}
+
+Mesh makeQuadrilateralMesh(const QuadrilateralRecipe& recipe) {
+  const std::string source = recipe.describe();
+  Vec3 p[4];
+  for (int k = 0; k < 4; ++k) {
+    p[k] = Vec3(recipe.corners[k][0], recipe.corners[k][1], 0.0);
+    if (!p[k].allFinite()) throw std::invalid_argument(source + ": corners must be finite");
+  }
+  double scale = 0.0;
+  for (int k = 0; k < 4; ++k) scale = std::max(scale, (p[(k + 1) % 4] - p[k]).norm());
+  for (int k = 0; k < 4; ++k) {
+    const Vec3 a = p[(k + 1) % 4] - p[k], b = p[(k + 2) % 4] - p[(k + 1) % 4];
+    if (!(a.cross(b).z() > 1e-12 * scale * scale))
+      throw std::invalid_argument(source + ": the corners must be counter-clockwise and the quadrilateral convex (turn at corner " +
+                                  std::to_string((k + 1) % 4) + " is not a left turn)");
+  }
+  if (recipe.cells[0] < 1 || recipe.cells[1] < 1) throw std::invalid_argument(source + ": cells per side must be >= 1");
+  if (2.0 * recipe.cells[0] * recipe.cells[1] > 5e7) throw std::invalid_argument(source + ": too many cells");
+
+  Mesh mesh;
+  {
+    GmshSession session;
+    {
+      gmsh_model::ScopedModel model("pbdlab_quadrilateral");
+      gmsh_model::ScopedOptions options;
+      gmsh_model::call(source, "meshing the quadrilateral", [&] {
+        options.set("General.NumThreads", 1);
+        options.set("Mesh.MeshSizeMax", 1e22);
+        options.set("Mesh.MeshSizeMin", 0.0);
+        options.set("Mesh.MeshSizeFromPoints", 0);
+        options.set("Mesh.MeshSizeFromCurvature", 0);
+        int points[4], lines[4];
+        for (int k = 0; k < 4; ++k) points[k] = gmsh::model::geo::addPoint(p[k].x(), p[k].y(), 0.0);
+        for (int k = 0; k < 4; ++k) lines[k] = gmsh::model::geo::addLine(points[k], points[(k + 1) % 4]);
+        const int loop = gmsh::model::geo::addCurveLoop({lines[0], lines[1], lines[2], lines[3]});
+        const int surface = gmsh::model::geo::addPlaneSurface({loop});
+        for (int k = 0; k < 4; ++k)
+          gmsh::model::geo::mesh::setTransfiniteCurve(lines[k], recipe.cells[static_cast<std::size_t>(k % 2)] + 1);
+        const char* arrangement = recipe.diagonals == RectangleRecipe::Diagonals::kLeft    ? "Left"
+                                  : recipe.diagonals == RectangleRecipe::Diagonals::kRight ? "Right"
+                                                                                           : "AlternateLeft";
+        gmsh::model::geo::mesh::setTransfiniteSurface(surface, arrangement, {points[0], points[1], points[2], points[3]});
+        gmsh::model::geo::synchronize();
+        gmsh::model::mesh::generate(2);
+      });
+      gmsh_model::call(source, "reading the mesh", [&] { mesh = gmsh_model::readElements(ElementType::kTri3, source); });
+    }
+    session.restoreThreadCount();
+  }
+  for (int e = 0; e < mesh.numElements(); ++e) {  // counter-clockwise, as every 2D mesh
+    const Vec3 a = mesh.restPosition(mesh.elements(e, 0)), b = mesh.restPosition(mesh.elements(e, 1)),
+               c = mesh.restPosition(mesh.elements(e, 2));
+    if ((b - a).cross(c - a).z() < 0.0) std::swap(mesh.elements(e, 1), mesh.elements(e, 2));
+  }
+  mesh.rest_positions.col(2).setZero();
+  mesh.source = source;
+  addFaceNodeSets(mesh);
+  // The edges: nodes within round-off of the segment from corner k to corner k + 1.
+  const std::array<std::string, 4> names = quadrilateralEdgeSetNames();
+  for (int k = 0; k < 4; ++k) {
+    const Vec3 a = p[k], d = p[(k + 1) % 4] - p[k];
+    std::vector<int>& set = mesh.node_sets[names[static_cast<std::size_t>(k)]];
+    for (int i = 0; i < mesh.numNodes(); ++i) {
+      const Vec3 r = mesh.restPosition(i) - a;
+      const double along = r.dot(d) / d.squaredNorm();
+      if (std::abs(d.cross(r).z()) <= 1e-10 * scale * d.norm() && along >= -1e-10 && along <= 1.0 + 1e-10) set.push_back(i);
+    }
+  }
+  return mesh;
+}
+
+}  // namespace pbdlab
