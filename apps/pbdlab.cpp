@@ -8,6 +8,8 @@
 
 #include <csignal>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -15,6 +17,8 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
@@ -37,14 +41,31 @@ using pbdlab::cli::kExitBadInput;
 using pbdlab::cli::kExitDiverged;
 using pbdlab::cli::kExitInternal;
 
-// A bad output place is bad input, found before any meshing or solving.
-void checkOutputFolder(const std::string& folder) {
-  const std::string problem = pbdlab::outputFolderProblem(folder);
-  if (!problem.empty()) throw pbdlab::InputError("--out", folder, problem);
-}
+// A command's output folder, made ready before any meshing or solving: created (with its
+// missing parents) and probed by writing a file, so a place that cannot be written (/proc, a
+// read-only mount, a path under a file) is bad input reported at once, not after the whole
+// run. The folders it created are removed again if the command leaves them empty (a failed
+// command leaves nothing behind; a run folder holds a complete run exactly when it holds
+// summary.json).
+class OutputFolder {
+ public:
+  OutputFolder() = default;
+  explicit OutputFolder(const std::string& folder) { prepare(folder); }
+  OutputFolder(const OutputFolder&) = delete;
+  OutputFolder& operator=(const OutputFolder&) = delete;
+  ~OutputFolder() { pbdlab::removeEmptyFolders(created_); }
+  void prepare(const std::string& folder) {
+    const std::string problem = pbdlab::prepareOutputFolder(folder, created_);
+    if (!problem.empty()) throw pbdlab::InputError("--out", folder, problem);
+  }
+
+ private:
+  std::vector<std::string> created_;
+};
 
 int runCommand(const std::string& scene_path, const std::string& solver_override, std::string out_dir) {
-  if (!out_dir.empty()) checkOutputFolder(out_dir);
+  OutputFolder out_folder;
+  if (!out_dir.empty()) out_folder.prepare(out_dir);
   pbdlab::Scene scene = pbdlab::loadScene(scene_path);
   if (!solver_override.empty() && solver_override != scene.solver.name) {
     // Another solver's options do not carry over: it runs with its defaults.
@@ -56,7 +77,7 @@ int runCommand(const std::string& scene_path, const std::string& solver_override
   }
   if (out_dir.empty()) {
     out_dir = (std::filesystem::path("runs") / scene.name).string();
-    checkOutputFolder(out_dir);
+    out_folder.prepare(out_dir);
   }
   fmt::print(stderr, "pbdlab: {} with {} ({} nodes, {} elements, {} steps) -> {}\n", scene.path,
              scene.solver.name, scene.problem.numNodes(), scene.problem.numElements(),
@@ -105,6 +126,10 @@ int meshCommand(const std::string& recipe_argument, const std::string& out_path,
     if (!folder.empty() && !std::filesystem::is_directory(folder, ec)) {
       throw pbdlab::InputError("--out", out_path, "the folder '" + folder.string() + "' does not exist");
     }
+    // The folder exists (nothing is created): can a file be written in it?
+    std::vector<std::string> created;
+    const std::string problem = pbdlab::prepareOutputFolder(folder.empty() ? "." : folder.string(), created);
+    if (!problem.empty()) throw pbdlab::InputError("--out", out_path, problem);
   }
   const pbdlab::MeshCache cache = no_cache ? pbdlab::MeshCache() : pbdlab::MeshCache::fromEnvironment();
   const pbdlab::MeshLoad load = pbdlab::loadOrMakeMesh(recipe, cache);
@@ -247,9 +272,24 @@ int main(int argc, char** argv) {
   CLI::App* compare = app.add_subcommand("compare", "Compare two validation outputs; non-zero exit on an accuracy regression");
   compare->add_option("baseline", baseline_dir, "Baseline folder (pbdlab validate --out)")->required();
   compare->add_option("current", current_dir, "Current folder")->required();
-  compare->add_option("--margin", margin, "Relative growth of an accuracy metric that counts as a regression (0.10)");
+  // NaN compares with nothing and would hide every regression; so would a negative margin.
+  const CLI::Validator finite_non_negative(
+      [](std::string& text) {
+        const double value = std::strtod(text.c_str(), nullptr);
+        return std::isfinite(value) && value >= 0.0 ? std::string() : "must be a finite number >= 0, got " + text;
+      },
+      "NUMBER >= 0");
+  const CLI::Validator finite_positive(
+      [](std::string& text) {
+        const double value = std::strtod(text.c_str(), nullptr);
+        return std::isfinite(value) && value > 0.0 ? std::string() : "must be a finite number > 0, got " + text;
+      },
+      "NUMBER > 0");
+  compare->add_option("--margin", margin, "Relative growth of an accuracy metric that counts as a regression (0.10)")
+      ->check(finite_non_negative);
   compare->add_option("--time-threshold", time_threshold,
-                      "Also fail when current / baseline solver time exceeds this ratio (off by default)");
+                      "Also fail when current / baseline solver time exceeds this ratio (off by default)")
+      ->check(finite_positive);
 
   std::vector<std::string> report_runs;
   std::string report_out = "runs/report";
@@ -282,18 +322,22 @@ int main(int argc, char** argv) {
       if (validate_options.cases_dir.empty())
         validate_options.cases_dir = (pbdlab::cli::dataDir() / "validation" / "cases").string();
       validate_options.make_report = !no_report;
-      checkOutputFolder(validate_options.out_dir);
+      const OutputFolder out_folder(validate_options.out_dir);
       return pbdlab::cli::validateCommand(validate_options);
     }
     if (*compare) return pbdlab::cli::compareCommand(baseline_dir, current_dir, margin, time_threshold);
-    if (*report)
+    if (*report) {
+      const OutputFolder out_folder(report_out);
       return pbdlab::cli::reportCommand(report_runs, report_out, report_skipped,
                                         (pbdlab::cli::dataDir() / "validation" / "cases").string());
+    }
     if (*table) {
       if (!table_list && table_id.empty()) {
         fmt::print(stderr, "pbdlab: error: table needs an id or --list\n");
         return kExitBadInput;
       }
+      OutputFolder out_folder;
+      if (!table_list) out_folder.prepare(table_out);
       return pbdlab::cli::tableCommand(table_id, table_list, table_out);
     }
   } catch (const pbdlab::cli::DataDirError& error) {

@@ -109,4 +109,48 @@ std::string outputFolderProblem(const std::string& folder) {
   return "";
 }
 
+std::string prepareOutputFolder(const std::string& folder, std::vector<std::string>& created) {
+  namespace fs = std::filesystem;
+  if (std::string problem = outputFolderProblem(folder); !problem.empty()) return problem;
+  std::error_code error;
+  const fs::path place = fs::absolute(fs::path(folder), error).lexically_normal();
+  if (error) return "not a usable path (" + error.message() + ")";
+  // The folders to create, outermost first (create_directories does not say which it made).
+  std::vector<fs::path> missing;
+  for (fs::path p = place; !p.empty() && !fs::exists(p, error); p = p.parent_path()) {
+    missing.insert(missing.begin(), p);
+    if (p == p.parent_path()) break;
+  }
+  for (const fs::path& p : missing) {
+    if (p.filename().empty()) continue;  // a trailing separator: the same folder as its parent
+    if (!fs::create_directory(p, error) && error) {
+      const std::string why = error.message();
+      removeEmptyFolders(created);
+      created.clear();
+      return "cannot be created: '" + p.string() + "' (" + why + ")";
+    }
+    created.push_back(p.string());
+  }
+  // Permissions are not the whole story (root, read-only mounts, /proc): write a file.
+  const std::string probe = (place / (".pbdlab-write-probe." + std::to_string(static_cast<long>(::getpid())))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int err = errno;
+    removeEmptyFolders(created);
+    created.clear();
+    return "cannot be written: creating a file in '" + place.string() + "' failed (" + std::strerror(err) + ")";
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
+
+void removeEmptyFolders(const std::vector<std::string>& folders) noexcept {
+  namespace fs = std::filesystem;
+  for (auto it = folders.rbegin(); it != folders.rend(); ++it) {
+    std::error_code error;
+    if (fs::is_directory(*it, error) && fs::is_empty(*it, error) && !error) fs::remove(*it, error);
+  }
+}
+
 }  // namespace pbdlab

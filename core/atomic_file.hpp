@@ -7,6 +7,7 @@
 // power loss or kernel crash is not promised (there is no fsync).
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace pbdlab {
 
@@ -35,5 +36,16 @@ std::string deadWritersTarget(const std::string& file_name);
 // is not writable. Commands check their output place with it before any work, so a bad --out
 // is reported at once, not after the whole run.
 std::string outputFolderProblem(const std::string& folder);
+
+// Makes `folder` ready for a command's outputs before any work, for what outputFolderProblem
+// cannot see (a root user passes every permission check, and /proc or a read-only mount
+// refuse only the real thing): creates it with its missing parents, then writes and removes a
+// probe file in it. Returns why it cannot be used ("" when it can). `created` receives the
+// folders it created, outermost first, for removeEmptyFolders when the command then fails.
+std::string prepareOutputFolder(const std::string& folder, std::vector<std::string>& created);
+
+// Removes each folder of `folders` that is empty, innermost (last) first; a folder that holds
+// anything stays. Never throws.
+void removeEmptyFolders(const std::vector<std::string>& folders) noexcept;
 
 }  // namespace pbdlab

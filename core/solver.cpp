@@ -34,7 +34,11 @@ std::string stopReasonName(StopReason reason) {
 }
 
 StepMonitor::StepMonitor(const StepObjective& objective, const Budget& budget, IterationLog& log)
-    : objective_(&objective), budget_(budget), log_(&log), start_(Clock::now()) {}
+    : objective_(&objective),
+      budget_(budget),
+      time_limited_(std::isfinite(budget.max_seconds)),
+      log_(&log),
+      start_(Clock::now()) {}
 
 double StepMonitor::solverSeconds() const {
   return std::chrono::duration<double>(Clock::now() - start_).count() - excluded_seconds_;

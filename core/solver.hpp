@@ -84,6 +84,11 @@ class StepMonitor {
   // NaN), records it and stops the step as diverged, returning true; else remembers x as the
   // last finite iterate and returns false.
   bool stopIfNotFinite(int iteration, Positions& x, Positions& last_finite);
+  // Whether the step's solver seconds (Budget::max_seconds) are spent, for a solver's inner
+  // loops (sweeps of a pseudo-step, substeps of a logged iteration) that run many units of
+  // work between two records: it breaks out, then records the iterate, and record() ends the
+  // step as time_budget. Records nothing; without a time limit it does not read the clock.
+  bool timeSpent() const { return time_limited_ && solverSeconds() >= budget_.max_seconds; }
 
   // A solver's own diagnostics (e.g. its primal and secondary residuals, computed only for
   // the log) are not solver time: the clock stands still while a ClockPause lives,
@@ -115,6 +120,7 @@ class StepMonitor {
   using Clock = std::chrono::steady_clock;
   const StepObjective* objective_;
   Budget budget_;
+  bool time_limited_ = false;  // budget_.max_seconds is finite
   IterationLog* log_;
   Clock::time_point start_;
   double excluded_seconds_ = 0.0;
@@ -139,6 +145,18 @@ class Solver {
   virtual std::string rejectionReason(const Problem& problem) const {
     (void)problem;
     return "";
+  }
+  // An option this solver cannot use with `material` (an XPBD split the model does not
+  // offer): the option's key and why; an empty key when there is none. Needs no mesh: the
+  // scene loader asks for every material of the scene before any mesh work, so the error
+  // names the option's field (/solver/options/KEY) before anything runs.
+  struct OptionConflict {
+    std::string option;
+    std::string reason;
+  };
+  virtual OptionConflict materialConflict(const Material& material) const {
+    (void)material;
+    return {};
   }
   // Called once before the first step: colorings, symbolic factorizations, caches.
   virtual void setup(const Problem& problem) { (void)problem; }

@@ -1,6 +1,7 @@
 #include "solvers/registry.hpp"
 
 #include "core/json_reader.hpp"
+#include "core/solver_options.hpp"
 #include "reference/explicit_relaxation.hpp"
 #include "reference/newton.hpp"
 #include "solvers/pbd_xpbd/family.hpp"
@@ -31,8 +32,7 @@ std::unique_ptr<Solver> makeNewton(const nlohmann::json& options, const JsonRead
   if (options.contains("line_search"))
     newton.line_search = in.boolean(options["line_search"], jsonPointerChild(field, "line_search"));
   if (options.contains("max_line_search_steps"))
-    newton.max_line_search_steps =
-        in.integerAtLeast(options["max_line_search_steps"], jsonPointerChild(field, "max_line_search_steps"), 0);
+    newton.max_line_search_steps = readSolverCount(in, options, field, "max_line_search_steps", 0);
 
   // The linear solver of a Newton step (PBNG §11's baselines beside CHOLMOD), and the options
   // that apply to it only: any other is refused at its own pointer.
@@ -57,8 +57,7 @@ std::unique_ptr<Solver> makeNewton(const nlohmann::json& options, const JsonRead
   onlyWith("linear_tolerance", iterative, "'cg', 'bicgstab' or 'gauss_seidel'");
   onlyWith("sor_omega", newton.linear_solver == Kind::kGaussSeidel, "'gauss_seidel'");
   if (options.contains("linear_iterations"))
-    newton.linear_iterations =
-        in.integerAtLeast(options["linear_iterations"], jsonPointerChild(field, "linear_iterations"), 1);
+    newton.linear_iterations = readSolverCount(in, options, field, "linear_iterations", 1);
   if (options.contains("linear_tolerance"))
     newton.linear_tolerance = in.nonNegative(options["linear_tolerance"], jsonPointerChild(field, "linear_tolerance"));
   if (options.contains("sor_omega")) {
@@ -91,7 +90,7 @@ std::unique_ptr<Solver> makeExplicitRelaxation(const nlohmann::json& options, co
   if (options.contains("damping"))
     relaxation.damping = in.positive(options["damping"], jsonPointerChild(field, "damping"));
   if (options.contains("substeps"))
-    relaxation.substeps = in.integerAtLeast(options["substeps"], jsonPointerChild(field, "substeps"), 1);
+    relaxation.substeps = readSolverCount(in, options, field, "substeps", 1);
   return std::make_unique<ExplicitRelaxationSolver>(relaxation);
 }
 

@@ -531,7 +531,9 @@ std::vector<DirichletCondition> parseDirichlet(const Reader& in, const json& doc
   return conditions;
 }
 
-SolverSpec parseSolver(const Reader& in, const json& doc, json& out) {
+// `materials`: the scene's materials (one per body), against which the options are checked
+// (an XPBD split the model does not offer), before any mesh is made.
+SolverSpec parseSolver(const Reader& in, const json& doc, const std::vector<MaterialSpec>& materials, json& out) {
   const std::string at = "/solver";
   SolverSpec spec;
   const json empty = json::object();
@@ -568,8 +570,13 @@ SolverSpec parseSolver(const Reader& in, const json& doc, json& out) {
                                             {{"substep", Budget::Scope::kSubstep}, {"frame", Budget::Scope::kFrame}},
                                             "budget scope");
 
-  // Validates the name and the options; the runner builds its own instance.
-  makeSolver(spec.name, spec.options, in.source(), at + "/options");
+  // Validates the name and the options, then the options against the materials; the runner
+  // builds its own instance.
+  const std::unique_ptr<Solver> instance = makeSolver(spec.name, spec.options, in.source(), at + "/options");
+  for (const MaterialSpec& material : materials) {
+    const Solver::OptionConflict conflict = instance->materialConflict(*makeMaterial(material));
+    if (!conflict.option.empty()) in.fail(jsonPointerChild(at + "/options", conflict.option), conflict.reason);
+  }
 
   out = {{"name", spec.name},
          {"max_iterations", budget.max_iterations},
@@ -676,7 +683,10 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   parseInitialState(in, document, scene.problem, resolved["initial_state"]);
   const double run_end = scene.problem.time.dt * scene.problem.time.num_steps;
   scene.problem.dirichlet = parseDirichlet(in, document, run_end, resolved["dirichlet"]);
-  scene.solver = parseSolver(in, document, resolved["solver"]);
+  std::vector<MaterialSpec> materials;
+  if (scene.problem.bodies.empty()) materials.push_back(scene.problem.material);
+  for (const Body& body : scene.problem.bodies) materials.push_back(body.material);
+  scene.solver = parseSolver(in, document, materials, resolved["solver"]);
   if (scene.solver.budget.scope == Budget::Scope::kFrame &&
       scene.solver.budget.max_iterations < scene.problem.time.substeps)
     in.fail("/solver/max_iterations", "is " + std::to_string(scene.solver.budget.max_iterations) +

@@ -1,8 +1,30 @@
 #include "solvers/pbd_xpbd/family.hpp"
 
+#include <algorithm>
+
+#include "core/material.hpp"
+#include "core/solver_options.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 
 namespace pbdlab {
+
+namespace {
+
+// "sqrt_psi" and every split some material model offers: a split outside these is refused
+// when the options are read; one the scene's material does not offer, when the scene is
+// loaded (XpbdSolver::materialConflict).
+std::vector<std::string> knownSplitNames() {
+  std::vector<std::string> names = {"sqrt_psi"};
+  for (const std::string& model : materialModelNames()) {
+    MaterialSpec spec;
+    spec.model = parseMaterialModel(model);
+    for (const std::string& split : makeMaterial(spec)->splitNames())
+      if (std::find(names.begin(), names.end(), split) == names.end()) names.push_back(split);
+  }
+  return names;
+}
+
+}  // namespace
 
 std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_qs", "b_pxpbd"}; }
 
@@ -10,7 +32,8 @@ std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_
 //   "split": string, the material's split whose terms become the element constraints
 //            ("" or absent: the material's default, e.g. "pxpbd" for fixed_corotated), or
 //            "sqrt_psi": the whole energy as one constraint C = sqrt(2 V Psi) (PXPBD §5.3).
-//            Checked against the material at setup (rejectionReason).
+//            A name no material offers is refused here; one the scene's material does not
+//            offer, at scene load (XpbdSolver::materialConflict), both at /solver/options/split.
 //   "eps":   number >= 0, C = sqrt(2 V (Psi~ + eps)) (PXPBD eq. 5's regularization; not given
 //            in the paper). Default 1e-8; 0 for pbd (zero compliance divides by |grad C|^2).
 //   "log_residuals": bool, log g and h (PXPBD eq. 11-12) at the recorded iterations. Their
@@ -21,7 +44,8 @@ std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_
 //   "zeta": number in (0, 1], eq. 19's blend; 1 is XPBD. Default 0.5 (the paper: 0.5, 0.1).
 // xpbd_qs only:
 //   "pseudo_dt": number > 0, seconds of pseudo-time per pseudo-step. Default 0.05.
-//   "iterations_per_pseudo_step": integer >= 1, sweeps per pseudo-step. Default 1.
+//   "iterations_per_pseudo_step": integer in 1 .. kMaxSolverCount, sweeps per pseudo-step
+//            (max_seconds is checked after each). Default 1.
 //   "flipped": bool, the weak constraints before the elastic ones (PBNG §11). Default false.
 //   "velocity_damping": number in [0, 1], the fraction of the pseudo-velocity removed after
 //            each pseudo-step. Default 0 (PBNG §6.1 keeps it all).
@@ -46,7 +70,10 @@ std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nloh
   }
   in.onlyKeys(options, field, keys, "of solver '" + name + "'");
   auto at = [&](const char* key) { return jsonPointerChild(field, key); };
-  if (options.contains("split")) xpbd.split = in.string(options["split"], at("split"));
+  if (options.contains("split")) {
+    xpbd.split = in.string(options["split"], at("split"));
+    if (!xpbd.split.empty()) in.oneOf(options["split"], at("split"), knownSplitNames(), "split");
+  }
   if (options.contains("eps")) xpbd.eps = in.nonNegative(options["eps"], at("eps"));
   if (options.contains("log_residuals"))
     xpbd.log_residuals = in.boolean(options["log_residuals"], at("log_residuals"));
@@ -58,8 +85,7 @@ std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nloh
   }
   if (options.contains("pseudo_dt")) xpbd.pseudo_dt = in.positive(options["pseudo_dt"], at("pseudo_dt"));
   if (options.contains("iterations_per_pseudo_step"))
-    xpbd.iterations_per_pseudo_step =
-        in.integerAtLeast(options["iterations_per_pseudo_step"], at("iterations_per_pseudo_step"), 1);
+    xpbd.iterations_per_pseudo_step = readSolverCount(in, options, field, "iterations_per_pseudo_step", 1);
   if (options.contains("flipped")) xpbd.flipped = in.boolean(options["flipped"], at("flipped"));
   if (options.contains("velocity_damping")) {
     xpbd.velocity_damping = in.nonNegative(options["velocity_damping"], at("velocity_damping"));

@@ -60,6 +60,16 @@ std::string XpbdSolver::rejectionReason(const Problem& problem) const {
   return "";
 }
 
+Solver::OptionConflict XpbdSolver::materialConflict(const Material& material) const {
+  if (options_.split.empty()) return {};  // the material's default split
+  try {
+    constraintSplit(material, options_.split);
+  } catch (const std::invalid_argument& error) {
+    return {"split", "solver " + name() + ": " + error.what()};
+  }
+  return {};
+}
+
 double XpbdSolver::complianceScale(double inv_dt2) const {
   return options_.variant == XpbdVariant::kPbd ? 0.0 : inv_dt2;
 }
@@ -383,7 +393,12 @@ void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonit
       predictInPlace(objective, dt, x_pred);
       x = x_pred;
       resetMultipliers();
-      for (int s = 0; s < options_.iterations_per_pseudo_step; ++s) sweep(x, inv_dt2, t);
+      // Many sweeps per pseudo-step may outlast max_seconds: the budget is checked after each
+      // sweep, and the iterate of a cut pseudo-step is recorded below (stop reason time_budget).
+      for (int s = 0; s < options_.iterations_per_pseudo_step; ++s) {
+        sweep(x, inv_dt2, t);
+        if (monitor.timeSpent()) break;
+      }
       pseudo_velocity = ((1.0 - options_.velocity_damping) / dt) * (x - x_begin);
       pseudo_seconds += dt;
     } else {

@@ -77,6 +77,8 @@ class XpbdSolver : public Solver {
   std::string name() const override { return xpbdVariantName(options_.variant); }
   std::vector<std::string> logColumns() const override;
   std::string rejectionReason(const Problem& problem) const override;
+  // A split (option "split") that `material` does not offer.
+  OptionConflict materialConflict(const Material& material) const override;
   // Throws std::invalid_argument with rejectionReason's message.
   void setup(const Problem& problem) override;
   void advance(const StepObjective& objective, State& state, StepMonitor& monitor) override;

@@ -1,5 +1,6 @@
 #include "solvers/pxpbd/family.hpp"
 
+#include "core/solver_options.hpp"
 #include "solvers/pxpbd/fp_pxpbd.hpp"
 
 namespace pbdlab {
@@ -9,8 +10,8 @@ std::vector<std::string> pxpbdFamilySolverNames() { return {"fp_pxpbd"}; }
 namespace {
 
 // Options of "fp_pxpbd" (solvers/pxpbd/fp_pxpbd.hpp, FpPxpbdOptions):
-//   "newton_iterations": local Newton iterations per element per sweep, integer >= 1 (default
-//       1; the paper runs 1-5);
+//   "newton_iterations": local Newton iterations per element per sweep, integer in 1 .. 100
+//       (default 1; the paper runs 1-5);
 //   "hessian": "approximate" (default: eq. 48 / eq. 52 with the Sherman-Morrison inverse
 //       eq. 49 for fixed_corotated and neo_hookean, the SPD-projected 9x9 for other models) or
 //       "projected" (the SPD-projected 9x9 solve of eq. 34 for every model);
@@ -26,7 +27,9 @@ std::unique_ptr<Solver> makeFpPxpbd(const nlohmann::json& options, const JsonRea
               "of solver 'fp_pxpbd'");
   FpPxpbdOptions fp;
   if (options.contains("newton_iterations"))
-    fp.newton_iterations = in.integer(options["newton_iterations"], jsonPointerChild(field, "newton_iterations"), 1, 100);
+    // Tighter than kMaxSolverCount: every element of every sweep runs them, and a sweep is
+    // what the time budget cannot interrupt (the paper runs 1-5).
+    fp.newton_iterations = readSolverCount(in, options, field, "newton_iterations", 1, 100);
   if (options.contains("hessian"))
     fp.hessian = in.enumOf<FpPxpbdOptions::Hessian>(options["hessian"], jsonPointerChild(field, "hessian"),
                                                     {{"approximate", FpPxpbdOptions::Hessian::kApproximate},

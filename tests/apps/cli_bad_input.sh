@@ -46,6 +46,9 @@ CASES=(
   "collisions_one_body.json:/collisions"
   "load_unknown_boundary.json:/loads/0/boundary"
   "load_both_forms.json:/loads/0/total_force"
+  "unknown_split.json:/solver/options/split"
+  "absurd_pseudo_step_sweeps.json:/solver/options/iterations_per_pseudo_step"
+  "absurd_substeps.json:/solver/options/substeps"
 )
 
 CASE=""
@@ -72,6 +75,12 @@ expect_clean_failure() {
 
 expect_stderr_has() {
   if ! grep -qF -- "$1" "$WORK/stderr"; then fail "stderr does not mention '$1'"; fi
+}
+
+# Bad input is found before any work: no run banner ("... steps) -> OUT") and no step line.
+expect_no_work() {
+  if grep -qF " steps) -> " "$WORK/stderr"; then fail "the run banner was printed before the error"; fi
+  if grep -q "step 1/" "$WORK/stderr"; then fail "a step was solved before the error"; fi
 }
 
 expect_no_output() {
@@ -108,6 +117,7 @@ for entry in "${CASES[@]}"; do
   elif ! grep -qE '/[A-Za-z_]' "$WORK/stderr"; then
     fail "stderr names no JSON pointer field"
   fi
+  expect_no_work
   expect_no_output "$out"
   echo "ok   $name: exit $RC, names $field"
 done
@@ -165,23 +175,62 @@ for pair in "empty:$WORK/empty" "no folder:$WORK/nothing_here" "foreign metrics.
 done
 
 # An output place that cannot be written is bad input (exit 2), found before any work: no step
-# is solved (no "step 1/" line) and nothing is written. Root can write anywhere, so the
-# read-only folder is checked only for other users.
+# is solved (no "step 1/" line) and nothing is written. Permission bits do not tell (root
+# passes them; /proc refuses new folders whatever they say): the place is created and a file
+# written in it first. Root can write anywhere else, so the read-only folder is checked only
+# for other users; /proc refuses everyone.
 touch "$WORK/a_file"
-places=("an existing file:$WORK/a_file" "a path under a file:$WORK/a_file/run")
+places=("an existing file:$WORK/a_file" "a path under a file:$WORK/a_file/run"
+        "a folder /proc does not let anyone create:/proc/pbdlab_cli_test_$$"
+        "a folder under a parent that cannot be created:/proc/pbdlab_cli_test_$$/run")
 mkdir -p "$WORK/read_only"
 chmod a-w "$WORK/read_only"
 [ "$(id -u)" -ne 0 ] && places+=("a read-only folder:$WORK/read_only/run")
 for pair in "${places[@]}"; do
   CASE="--out at ${pair%%:*}"
-  invoke run "$WORK/good.json" --out "${pair#*:}"
+  place=${pair#*:}
+  invoke run "$WORK/good.json" --out "$place"
   [ "$RC" -eq 2 ] || fail "exit $RC, expected 2 (bad input)"
   expect_stderr_has "--out"
-  if grep -q "step 1/" "$WORK/stderr"; then fail "a step was solved before the output place was checked"; fi
-  invoke validate --case sagging_block --out "${pair#*:}"
+  expect_stderr_has "$place"
+  expect_no_work
+  invoke validate --case sagging_block --out "$place"
   [ "$RC" -eq 2 ] || fail "validate: exit $RC, expected 2 (bad input)"
-  echo "ok   $CASE: exit 2 before any work"
+  expect_stderr_has "$place"
+  if grep -q "\[1/" "$WORK/stderr"; then fail "validate ran a case before the output place was checked"; fi
+  invoke report "$WORK" --out "$place"
+  [ "$RC" -eq 2 ] || fail "report: exit $RC, expected 2 (bad input)"
+  expect_stderr_has "$place"
+  invoke table nosuch_table --out "$place"
+  [ "$RC" -eq 2 ] || fail "table: exit $RC, expected 2 (bad input)"
+  expect_stderr_has "$place"
+  echo "ok   $CASE: exit 2 before any work (run, validate, report, table)"
 done
 chmod u+w "$WORK/read_only"
 
-echo "all $((${#CASES[@]} + 6 + ${#places[@]})) cases passed"
+# mesh --out FILE: the folder must exist and take a file.
+CASE="mesh --out in /proc"
+invoke mesh '{"type": "box", "cells": [1, 1, 1]}' --no-cache --out /proc/pbdlab_cli_test_$$.vtu
+[ "$RC" -eq 2 ] || fail "exit $RC, expected 2 (bad input)"
+expect_stderr_has "/proc/pbdlab_cli_test_$$.vtu"
+echo "ok   $CASE: exit 2"
+
+# A run that fails on bad input leaves no folder it created behind.
+CASE="bad scene with --out in new folders"
+invoke run "$BAD_DIR/nu_half.json" --out "$WORK/new_parent/new_run"
+[ "$RC" -eq 2 ] || fail "exit $RC, expected 2 (bad input)"
+[ ! -e "$WORK/new_parent" ] || fail "left the folders it created: $(find "$WORK/new_parent" | tr '\n' ' ')"
+echo "ok   $CASE: exit 2, no folder left"
+
+# compare's margin and time threshold: a number that compares with nothing (NaN) or a
+# negative margin would hide every regression; refused as bad input.
+for args in "--margin nan" "--margin -0.1" "--time-threshold nan" "--time-threshold 0"; do
+  CASE="compare $args"
+  # shellcheck disable=SC2086
+  invoke compare "$WORK" "$WORK" $args
+  [ "$RC" -eq 2 ] || fail "exit $RC, expected 2 (bad input)"
+  expect_stderr_has "${args%% *}"
+  echo "ok   $CASE: exit 2"
+done
+
+echo "all $((${#CASES[@]} + 6 + ${#places[@]} + 2 + 4)) cases passed"

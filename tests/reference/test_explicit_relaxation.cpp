@@ -2,9 +2,12 @@
 // under gravity: two independent solvers of the same quasistatic equations.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "meshes/box_mesh.hpp"
 #include "reference/explicit_relaxation.hpp"
 #include "reference/newton.hpp"
+#include "tests/support/deadline.hpp"
 
 namespace pbdlab {
 namespace {
@@ -67,6 +70,37 @@ TEST(ExplicitRelaxation, RejectsAnUnstableTimeStep) {
   options.dt = 10.0 / ExplicitRelaxationSolver::maxFrequencyEstimate(problem);
   ExplicitRelaxationSolver relaxation(options);
   EXPECT_THROW(relaxation.setup(problem), std::invalid_argument);
+}
+
+// solver.max_seconds ends a step within about one substep, even inside a logged iteration of
+// very many substeps (it used to be checked only after the iteration: with substeps
+// 1000000000 a step never returned). The cut iteration's iterate is recorded and the step
+// stops as time_budget; its pseudo_time counts the substeps done. The bound on the solver
+// seconds is generous (a busy machine); the point is that the step returns at all.
+TEST(ExplicitRelaxation, TimeBudgetEndsAnIterationOfManySubsteps) {
+  const Problem problem = smallCantilever();
+  ExplicitRelaxationOptions options;
+  options.substeps = std::numeric_limits<int>::max();  // past the reader's bound
+  ExplicitRelaxationSolver relaxation(options);
+  relaxation.setup(problem);
+  Budget budget;
+  budget.max_iterations = 100;
+  budget.max_seconds = 0.5;
+  budget.target_relative_residual = 0.0;
+  IterationLog log(relaxation.logColumns());
+  State state = initialState(problem);
+  StepResult result;
+  test::finishWithin(60.0, "an explicit_relaxation step with max_seconds 0.5",
+                     [&] { result = advanceOneStep(relaxation, problem, state, budget, log); });
+  EXPECT_EQ(stopReasonName(result.reason), "time_budget");
+  EXPECT_EQ(result.iterations, 1);  // the first logged iteration was cut
+  EXPECT_GE(result.solver_seconds, 0.5);
+  EXPECT_LT(result.solver_seconds, 20.0);
+  ASSERT_EQ(log.rows().size(), 2u);  // iteration 0 and the cut iteration's iterate
+  const double pseudo_time = log.value(log.rows().back(), "pseudo_time");
+  EXPECT_GT(pseudo_time, 0.0);
+  EXPECT_LT(pseudo_time, 1e-3 * options.substeps * options.dt) << "counts the substeps done, not the ones asked for";
+  EXPECT_GT((state.x - problem.mesh.restPositionsFlat()).lpNorm<Eigen::Infinity>(), 1e-6) << "the substeps moved it";
 }
 
 }  // namespace

@@ -521,6 +521,54 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"name_with_slash", kFull, "/name", "\"a/b\"", "/name"}),
     [](const auto& info) { return info.param.name; });
 
+// kMin with solver `name` and its `options`.
+json withSolver(const std::string& name, const json& options = json::object()) {
+  json scene = minimalScene();
+  scene["solver"] = {{"name", name}, {"options", options}};
+  return scene;
+}
+json withDynamicSolver(const std::string& name) {
+  json scene = withSolver(name);
+  scene["time"]["integrator"] = "backward_euler";
+  return scene;
+}
+
+// Every count option of every solver has one upper bound (kMaxSolverCount, core/
+// solver_options.hpp; fp_pxpbd's per-element newton_iterations a tighter one), and every
+// option is checked when the scene is read, before any mesh work: an XPBD split no material
+// offers, or one the scene's material does not offer, is refused at /solver/options/split.
+INSTANTIATE_TEST_SUITE_P(
+    SolverOptionLimits, BadScene,
+    ::testing::Values(
+        BadCase{"xpbd_qs_sweeps_absurd", withSolver("xpbd_qs"), "/solver/options/iterations_per_pseudo_step",
+                "1000000000", "/solver/options/iterations_per_pseudo_step"},
+        BadCase{"xpbd_qs_sweeps_past_the_bound", withSolver("xpbd_qs"), "/solver/options/iterations_per_pseudo_step",
+                "1000001", "/solver/options/iterations_per_pseudo_step"},
+        BadCase{"explicit_substeps_absurd", withSolver("explicit_relaxation"), "/solver/options/substeps",
+                "1000000000", "/solver/options/substeps"},
+        BadCase{"newton_line_search_absurd", withSolver("newton"), "/solver/options/max_line_search_steps",
+                "1000000000", "/solver/options/max_line_search_steps"},
+        BadCase{"newton_linear_iterations_absurd", withSolver("newton", {{"linear_solver", "cg"}}),
+                "/solver/options/linear_iterations", "1000000000", "/solver/options/linear_iterations"},
+        BadCase{"fp_newton_iterations_absurd", withDynamicSolver("fp_pxpbd"), "/solver/options/newton_iterations",
+                "1000000000", "/solver/options/newton_iterations"},
+        BadCase{"xpbd_split_unknown", withSolver("xpbd_qs"), "/solver/options/split", "\"nope\"",
+                "/solver/options/split"},
+        BadCase{"xpbd_split_of_another_material", withSolver("xpbd_qs"), "/solver/options/split", "\"macklin\"",
+                "/solver/options/split"}),
+    [](const auto& info) { return info.param.name; });
+
+// The bound itself is allowed, for every count option.
+TEST(Scene, CountOptionsUpToTheSharedBoundAreRead) {
+  EXPECT_NO_THROW(parseScene(withSolver("xpbd_qs", {{"iterations_per_pseudo_step", 1000000}}), "<inline>"));
+  EXPECT_NO_THROW(parseScene(withSolver("explicit_relaxation", {{"substeps", 1000000}}), "<inline>"));
+  EXPECT_NO_THROW(parseScene(withSolver("newton", {{"max_line_search_steps", 1000000}}), "<inline>"));
+  EXPECT_NO_THROW(
+      parseScene(withSolver("newton", {{"linear_solver", "cg"}, {"linear_iterations", 1000000}}), "<inline>"));
+  EXPECT_NO_THROW(parseScene(withSolver("xpbd_qs", {{"split", "lame"}}), "<inline>"));
+  EXPECT_NO_THROW(parseScene(withSolver("xpbd_qs", {{"split", "sqrt_psi"}}), "<inline>"));
+}
+
 // Bindings across a gap (offset): a malformed offset, and one that lands outside the body.
 const json kGap = json::parse(std::ifstream(std::string(PBDLAB_SOURCE_DIR) + "/scenes/two_blocks_hanging_gap.json"));
 

@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "core/solver.hpp"
@@ -15,6 +16,7 @@
 #include "solvers/pbd_xpbd/family.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 #include "tests/support/clamped_block.hpp"
+#include "tests/support/deadline.hpp"
 
 namespace pbdlab {
 namespace {
@@ -393,6 +395,36 @@ TEST(XpbdFamily, PrescribedComponentsDoNotMove) {
       EXPECT_GT(moved_free, 1e-6) << xpbdVariantName(variant);
     }
   }
+}
+
+// solver.max_seconds ends a step within about one sweep, even inside a pseudo-step of very
+// many sweeps (it used to be checked only after the pseudo-step: with
+// iterations_per_pseudo_step 1000000000 a step never returned). The cut pseudo-step's iterate
+// is recorded and the step stops as time_budget. The bound on the solver seconds is generous
+// (a busy machine); the point is that the step returns at all.
+TEST(XpbdQuasistatic, TimeBudgetEndsAPseudoStepOfManySweeps) {
+  const Problem problem = clampedBox(Integrator::kQuasistatic);
+  XpbdOptions options = optionsOf(XpbdVariant::kXpbdQuasistatic);
+  options.iterations_per_pseudo_step = std::numeric_limits<int>::max();  // past the reader's bound
+  XpbdSolver solver(options);
+  solver.setup(problem);
+  Budget budget;
+  budget.max_iterations = 100;
+  budget.max_seconds = 0.5;
+  budget.target_relative_residual = 0.0;
+  IterationLog log(solver.logColumns());
+  State state = initialState(problem);
+  StepResult result;
+  test::finishWithin(60.0, "an xpbd_qs step with max_seconds 0.5",
+                     [&] { result = advanceOneStep(solver, problem, state, budget, log); });
+  EXPECT_EQ(stopReasonName(result.reason), "time_budget");
+  EXPECT_EQ(result.iterations, 1);  // the first pseudo-step was cut
+  EXPECT_GE(result.solver_seconds, 0.5);
+  EXPECT_LT(result.solver_seconds, 20.0);
+  ASSERT_EQ(log.rows().size(), 2u);  // iteration 0 and the cut pseudo-step's iterate
+  EXPECT_EQ(log.rows().back().iteration, 1);
+  EXPECT_TRUE(std::isfinite(log.rows().back().residual));
+  EXPECT_GT((state.x - problem.mesh.restPositionsFlat()).lpNorm<Eigen::Infinity>(), 1e-6) << "the sweeps moved it";
 }
 
 }  // namespace
