@@ -126,10 +126,12 @@ FieldSampler::Location FieldSampler::locate(const Vec3& X, double tolerance) con
     bool converged = false;
     for (int it = 0; it < 30; ++it) {
       residual = nodes.transpose() * reference.shapeValues(r) - X;
-      const Eigen::Matrix<double, 3, Eigen::Dynamic> J =
-          (nodes.transpose() * reference.shapeGradients(r)).leftCols(dimension);
+      const Mat3 J = nodes.transpose() * reference.shapeGradients(r);
       Vec3 step = Vec3::Zero();
-      step.head(dimension) = J.colPivHouseholderQr().solve(residual);
+      if (dimension == 3)
+        step = J.fullPivLu().solve(residual);
+      else
+        step.head<2>() = J.leftCols<2>().colPivHouseholderQr().solve(residual);
       r -= step;
       if (!r.allFinite()) break;
       if (step.norm() < 1e-13) {

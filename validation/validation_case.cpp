@@ -262,7 +262,7 @@ ValidationCase loadValidationCase(const std::string& path) {
   const JsonReader in(path);
   if (!document.is_object()) in.fail("(root)", "a validation case must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
-              {"name", "description", "series", "label", "scene", "scene_patch", "sweep", "solvers", "solver_options", "solver_max_iterations",
+              {"name", "description", "series", "label", "paper", "scene", "scene_patch", "sweep", "solvers", "solver_options", "solver_max_iterations",
                "converged_steps", "expected_divergence", "metrics"},
               "of a validation case");
   ValidationCase c;
@@ -271,6 +271,8 @@ ValidationCase loadValidationCase(const std::string& path) {
   if (document.contains("description")) c.description = in.string(document["description"], "/description");
   if (document.contains("series")) c.series = in.nonEmptyString(document["series"], "/series");
   if (document.contains("label")) c.label = in.oneOf(document["label"], "/label", {"fast", "full"}, "label");
+  if (document.contains("paper"))
+    c.paper = in.oneOf(document["paper"], "/paper", {"pxpbd", "pbng", "high_order", "multilayer", "model"}, "paper");
   if (document.contains("converged_steps"))
     c.converged_steps = in.oneOf(document["converged_steps"], "/converged_steps", {"all", "last", "none"},
                                  "converged_steps");

@@ -69,6 +69,10 @@ struct ValidationCase {
   // (a fixed iteration budget per step: only a diverged step fails).
   std::string converged_steps = "all";
   std::string label = "fast";  // "fast": plain ctest and `pbdlab validate`; "full": on request
+  // The paper whose claim the case gates ("pxpbd", "pbng", "high_order", "multilayer"), or
+  // "model" (the shared model and the references): the case's ctest label, so that
+  // `ctest -L pbng` runs one paper's gates. Default "model".
+  std::string paper = "model";
   std::string scene_path;      // resolved against the case file's folder
   // "scene_patch": JSON pointer of the scene file -> value, applied to the scene's JSON before
   // it is validated and resolved (a variant of a scene without a copy of its file). Every

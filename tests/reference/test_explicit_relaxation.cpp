@@ -83,24 +83,17 @@ TEST(ExplicitRelaxation, TimeBudgetEndsAnIterationOfManySubsteps) {
   options.substeps = std::numeric_limits<int>::max();  // past the reader's bound
   ExplicitRelaxationSolver relaxation(options);
   relaxation.setup(problem);
-  Budget budget;
-  budget.max_iterations = 100;
-  budget.max_seconds = 0.5;
-  budget.target_relative_residual = 0.0;
-  IterationLog log(relaxation.logColumns());
-  State state = initialState(problem);
-  StepResult result;
-  test::finishWithin(60.0, "an explicit_relaxation step with max_seconds 0.5",
-                     [&] { result = advanceOneStep(relaxation, problem, state, budget, log); });
-  EXPECT_EQ(stopReasonName(result.reason), "time_budget");
-  EXPECT_EQ(result.iterations, 1);  // the first logged iteration was cut
-  EXPECT_GE(result.solver_seconds, 0.5);
-  EXPECT_LT(result.solver_seconds, 20.0);
-  ASSERT_EQ(log.rows().size(), 2u);  // iteration 0 and the cut iteration's iterate
-  const double pseudo_time = log.value(log.rows().back(), "pseudo_time");
+  const test::StepRun run =
+      test::stepWithinTimeBudget(relaxation, problem, 0.5, "an explicit_relaxation step with max_seconds 0.5");
+  EXPECT_EQ(stopReasonName(run.result.reason), "time_budget");
+  EXPECT_EQ(run.result.iterations, 1);  // the first logged iteration was cut
+  EXPECT_GE(run.result.solver_seconds, 0.5);
+  EXPECT_LT(run.result.solver_seconds, 20.0);
+  ASSERT_EQ(run.log.rows().size(), 2u);  // iteration 0 and the cut iteration's iterate
+  const double pseudo_time = run.log.value(run.log.rows().back(), "pseudo_time");
   EXPECT_GT(pseudo_time, 0.0);
   EXPECT_LT(pseudo_time, 1e-3 * options.substeps * options.dt) << "counts the substeps done, not the ones asked for";
-  EXPECT_GT((state.x - problem.mesh.restPositionsFlat()).lpNorm<Eigen::Infinity>(), 1e-6) << "the substeps moved it";
+  EXPECT_GT((run.x - problem.mesh.restPositionsFlat()).lpNorm<Eigen::Infinity>(), 1e-6) << "the substeps moved it";
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include <string>
 #include <thread>
 
+#include "tests/support/step_run.hpp"
+
 namespace pbdlab::test {
 
 template <class Work>
@@ -40,6 +42,18 @@ void finishWithin(double seconds, const std::string& what, Work&& work) {
   lock.unlock();
   worker.join();
   if (error) std::rethrow_exception(error);
+}
+
+// One step of `solver` (set up for `problem`) from the initial state with only a time budget of
+// `max_seconds` (100 iterations, no residual target), which must return within 60 s.
+inline StepRun stepWithinTimeBudget(Solver& solver, const Problem& problem, double max_seconds, const std::string& what) {
+  Budget budget;
+  budget.max_iterations = 100;
+  budget.max_seconds = max_seconds;
+  budget.target_relative_residual = 0.0;
+  StepRun run;
+  finishWithin(60.0, what, [&] { run = runStep(solver, problem, initialState(problem), budget); });
+  return run;
 }
 
 }  // namespace pbdlab::test

@@ -22,7 +22,9 @@ inline Positions solveWithNewton(const Problem& problem, double target = 1e-10, 
     const StepResult r = advanceOneStep(newton, problem, state, budget, log);
     EXPECT_TRUE(r.reason == StopReason::kConverged || r.reason == StopReason::kRoundoff)
         << "step " << k + 1 << ": " << stopReasonName(r.reason) << ", relative residual " << r.relative_residual;
-    if (require_target) EXPECT_LE(r.relative_residual, target) << "step " << k + 1;
+    if (require_target) {
+      EXPECT_LE(r.relative_residual, target) << "step " << k + 1;
+    }
   }
   if (log_out) *log_out = log;
   return state.x;

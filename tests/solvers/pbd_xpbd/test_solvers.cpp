@@ -408,23 +408,15 @@ TEST(XpbdQuasistatic, TimeBudgetEndsAPseudoStepOfManySweeps) {
   options.iterations_per_pseudo_step = std::numeric_limits<int>::max();  // past the reader's bound
   XpbdSolver solver(options);
   solver.setup(problem);
-  Budget budget;
-  budget.max_iterations = 100;
-  budget.max_seconds = 0.5;
-  budget.target_relative_residual = 0.0;
-  IterationLog log(solver.logColumns());
-  State state = initialState(problem);
-  StepResult result;
-  test::finishWithin(60.0, "an xpbd_qs step with max_seconds 0.5",
-                     [&] { result = advanceOneStep(solver, problem, state, budget, log); });
-  EXPECT_EQ(stopReasonName(result.reason), "time_budget");
-  EXPECT_EQ(result.iterations, 1);  // the first pseudo-step was cut
-  EXPECT_GE(result.solver_seconds, 0.5);
-  EXPECT_LT(result.solver_seconds, 20.0);
-  ASSERT_EQ(log.rows().size(), 2u);  // iteration 0 and the cut pseudo-step's iterate
-  EXPECT_EQ(log.rows().back().iteration, 1);
-  EXPECT_TRUE(std::isfinite(log.rows().back().residual));
-  EXPECT_GT((state.x - problem.mesh.restPositionsFlat()).lpNorm<Eigen::Infinity>(), 1e-6) << "the sweeps moved it";
+  const test::StepRun run = test::stepWithinTimeBudget(solver, problem, 0.5, "an xpbd_qs step with max_seconds 0.5");
+  EXPECT_EQ(stopReasonName(run.result.reason), "time_budget");
+  EXPECT_EQ(run.result.iterations, 1);  // the first pseudo-step was cut
+  EXPECT_GE(run.result.solver_seconds, 0.5);
+  EXPECT_LT(run.result.solver_seconds, 20.0);
+  ASSERT_EQ(run.log.rows().size(), 2u);  // iteration 0 and the cut pseudo-step's iterate
+  EXPECT_EQ(run.log.rows().back().iteration, 1);
+  EXPECT_TRUE(std::isfinite(run.log.rows().back().residual));
+  EXPECT_GT((run.x - problem.mesh.restPositionsFlat()).lpNorm<Eigen::Infinity>(), 1e-6) << "the sweeps moved it";
 }
 
 }  // namespace
