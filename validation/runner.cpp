@@ -121,9 +121,163 @@ nlohmann::json environmentInfo() {
   };
 }
 
+namespace {
+
+// The scene's probe points, located once (a point outside the mesh is an error in the scene;
+// every element block is searched, for bodies of different element types), and their
+// displacements at a state.
+class Probes {
+ public:
+  explicit Probes(const Scene& scene) : scene_(scene), sampler_(scene.problem.elementBlocks()) {
+    for (const auto& probe : scene.output.probes)
+      if (sampler_.locate(probe.point).block < 0)
+        throw InputError(scene.path, "/output/probes/" + probe.name, "the point is outside the mesh");
+  }
+  nlohmann::json displacements(const Positions& x) const {
+    nlohmann::json values = nlohmann::json::object();
+    const VecX displacement = x - scene_.problem.mesh.restPositionsFlat();
+    for (const auto& probe : scene_.output.probes) {
+      const Vec3 u = sampler_.sample(displacement, probe.point);
+      values[probe.name] = {u.x(), u.y(), u.z()};
+    }
+    return values;
+  }
+
+ private:
+  const Scene& scene_;
+  const BlockFieldSampler sampler_;
+};
+
+// What the substeps of one frame gave.
+struct FrameOutcome {
+  int iterations = 0;
+  double solver_seconds = 0.0;
+  // The stop reason of the first substep that did not reach its target ("converged" if all
+  // did; "diverged" if one diverged).
+  StopReason reason = StopReason::kConverged;
+  bool all_converged = true;  // every substep converged or reached the round-off floor
+  bool diverged = false;
+  nlohmann::json divergence = nullptr;  // where and why, when a substep diverged
+  nlohmann::json substeps = nlohmann::json::array();  // per substep, when a frame has several
+  double reference_residual = 0.0;  // of the first substep
+  double residual = 0.0, relative_residual = 0.0, energy = 0.0;  // of the last substep
+};
+
+std::string progressLabel(const Scene& scene, const RunOptions& options) {
+  return options.progress_label.empty() ? scene.name : options.progress_label;
+}
+
+// Advances `state` by frame `frame`: `substeps` steps of the yardstick, each judged on its own
+// (the runner owns v, the step index and t). Stops at a diverged substep, leaving the
+// solver's last finite iterate in `state` (or the state before that substep).
+FrameOutcome runFrame(const Scene& scene, const RunOptions& options, Solver& solver, State& state, IterationLog& log,
+                      int frame) {
+  const Problem& problem = scene.problem;
+  const int substeps = problem.time.substeps;
+  FrameOutcome outcome;
+  for (int sub = 0; sub < substeps; ++sub) {
+    const Budget budget = substepBudget(scene.solver.budget, substeps, sub, outcome.iterations, outcome.solver_seconds);
+    const Positions x_before_step = state.x;  // the last finite state, should the step end in NaN
+    const StepResult r = advanceOneStep(solver, problem, state, budget, log);
+    const StopReason reason = r.reason;
+    // A step at the round-off floor is as converged as double precision allows.
+    outcome.all_converged &= reason == StopReason::kConverged || reason == StopReason::kRoundoff;
+    if (outcome.reason == StopReason::kConverged && reason != StopReason::kConverged) outcome.reason = reason;
+    if (reason == StopReason::kDiverged) outcome.reason = reason;
+    outcome.diverged |= reason == StopReason::kDiverged;
+    outcome.iterations += r.iterations;
+    outcome.solver_seconds += r.solver_seconds;
+    if (sub == 0) outcome.reference_residual = r.reference_residual;
+    if (substeps > 1)
+      outcome.substeps.push_back({{"substep", sub + 1},
+                                  {"iterations", r.iterations},
+                                  {"stop_reason", stopReasonName(reason)},
+                                  {"reference_residual", r.reference_residual},
+                                  {"residual", r.residual},
+                                  {"relative_residual", r.relative_residual}});
+    outcome.residual = r.residual;
+    outcome.relative_residual = r.relative_residual;
+    outcome.energy = r.energy;
+    if (outcome.diverged) {
+      // Solvers hand back their last finite iterate; one that does not leaves the state
+      // before this step.
+      const bool kept_iterate = state.x.allFinite();
+      if (!kept_iterate) state.x = x_before_step;
+      const std::string why = r.divergence.empty() ? "the step diverged" : r.divergence;
+      outcome.divergence = {{"step", frame},
+                            {"substep", sub + 1},
+                            {"iteration", r.last_iteration},
+                            {"reason", why},
+                            {"state_file", kDivergedStateName},
+                            {"state", kept_iterate ? "the solver's last finite iterate" : "the state before the step"}};
+      progressLine("[{}] diverged in step {}/{}{} at iteration {}: {}\n", progressLabel(scene, options), frame,
+                   problem.time.num_steps, substeps > 1 ? fmt::format(" (substep {})", sub + 1) : "",
+                   r.last_iteration, why);
+      break;
+    }
+  }
+  return outcome;
+}
+
+// summary.json's entry of a frame: its outcome and measures of the state it ended in.
+nlohmann::json frameEntry(const Problem& problem, int frame, const FrameOutcome& outcome, const State& state,
+                          const Probes& probes, double rest_volume) {
+  nlohmann::json entry = {{"step", frame},
+                          {"time", state.t},
+                          {"iterations", outcome.iterations},
+                          {"stop_reason", stopReasonName(outcome.reason)},
+                          {"solver_seconds", outcome.solver_seconds},
+                          {"reference_residual", outcome.reference_residual},
+                          {"residual", outcome.residual},
+                          {"relative_residual", outcome.relative_residual},
+                          {"energy", outcome.energy},
+                          {"probe_displacements", probes.displacements(state.x)}};
+  if (problem.time.substeps > 1) entry["substeps"] = outcome.substeps;
+  // A diverged state may hold NaN: written as null (JSON has no NaN), never as a number.
+  if (problem.hasElasticEnergy()) {
+    const double ratio = deformedVolume(problem, state.x) / rest_volume;
+    entry["volume_ratio"] = std::isfinite(ratio) ? nlohmann::json(ratio) : nlohmann::json(nullptr);
+    // Per frame, so that a recovery from inversion has a timeline from one run.
+    entry["inverted_elements"] = elementQuality(problem, state.x).inverted;
+  }
+  // Reported beside the projected residual; contacts: those the next step's detection finds.
+  if (!problem.colliderTerms().empty() || problem.collisionDetector()) {
+    const StepObjective next(problem, state.x, state.v, state.step);
+    entry["max_penetration"] = next.maxPenetration(state.x);
+    if (problem.collisionDetector()) entry["contacts"] = next.numContacts();
+  }
+  return entry;
+}
+
+// summary.json's mesh entry, over the element blocks (one per element type; one block is the
+// combined mesh itself). The element type and order are not always in `source` (a .msh file
+// name); reports label mesh series by them. Mixed element types: element_type joins them
+// ("tet4+hex8"); order is null unless the types share one.
+nlohmann::json meshEntry(const Problem& problem) {
+  nlohmann::json elements_per_type = nlohmann::json::object();
+  int total_elements = 0;
+  std::set<int> orders;
+  for (const auto& block : problem.elementBlocks()) {
+    const MeshSummary block_summary = summarize(*block);
+    for (const auto& [type, count] : block_summary.elements_per_type) elements_per_type[type] = count;
+    total_elements += block_summary.elements;
+    orders.insert(elementOrder(block->element_type));
+  }
+  return {{"source", problem.mesh.source},
+          {"nodes", problem.numNodes()},
+          {"elements", total_elements},
+          {"element_type", problem.elementTypesName()},
+          {"order", orders.size() == 1 ? nlohmann::json(*orders.begin()) : nlohmann::json(nullptr)},
+          {"elements_per_type", elements_per_type},
+          {"free_dofs", problem.freeDofs().size()}};
+}
+
+}  // namespace
+
 RunResult runScene(const Scene& scene, const RunOptions& options) {
   namespace fs = std::filesystem;
   const Problem& problem = scene.problem;
+  const std::string label = progressLabel(scene, options);
   std::unique_ptr<Solver> solver = makeSolver(scene.solver.name, scene.solver.options, scene.path, "/solver/options");
 
   // Everything is computed first; files appear only at the end, each atomically.
@@ -134,140 +288,47 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   } catch (const std::invalid_argument& error) {  // the solver cannot run this scene
     throw InputError(scene.path, "/solver", error.what());
   }
-
-  // Probe points are located once; a point outside the mesh is an error in the scene. Every
-  // element block is searched (bodies of different element types).
-  const BlockFieldSampler sampler(problem.elementBlocks());
-  for (size_t k = 0; k < scene.output.probes.size(); ++k)
-    if (sampler.locate(scene.output.probes[k].point).block < 0)
-      throw InputError(scene.path, "/output/probes/" + scene.output.probes[k].name, "the point is outside the mesh");
-  auto probeValues = [&](const Positions& x) {
-    nlohmann::json values = nlohmann::json::object();
-    const VecX displacement = x - problem.mesh.restPositionsFlat();
-    for (const auto& probe : scene.output.probes) {
-      const Vec3 u = sampler.sample(displacement, probe.point);
-      values[probe.name] = {u.x(), u.y(), u.z()};
-    }
-    return values;
-  };
-
+  const Probes probes(scene);
   // V(X), for each frame's volume_ratio V(x)/V(X) (solid and plane strain bodies only).
   const double rest_volume =
       problem.hasElasticEnergy() ? deformedVolume(problem, problem.mesh.restPositionsFlat()) : 0.0;
 
+  // The frames.
   RunResult result;
   result.all_steps_converged = true;
   nlohmann::json steps = nlohmann::json::array();
-  std::vector<std::pair<std::string, Positions>> frames;
+  std::vector<std::pair<std::string, Positions>> frames;  // .vtu files to write: name, state
   std::vector<PvdEntry> collection;  // every_step: the frames' times, for steps.pvd
   double total_solver_seconds = 0.0;
   int total_iterations = 0;
-  double last_residual = 0.0, last_relative = 0.0, last_energy = 0.0;
-  const int substeps = problem.time.substeps;
-  bool diverged = false;
-  nlohmann::json divergence = nullptr;  // where and why, when the run diverged
-  Positions x_before_step;              // the last finite state, should a step end in NaN
+  nlohmann::json divergence = nullptr;
   const auto wall_start = std::chrono::steady_clock::now();
   double last_progress = 0.0;  // wall seconds at the last progress line
-  for (int frame = 1; frame <= problem.time.num_steps && !diverged; ++frame) {
-    // A frame is `substeps` steps of the yardstick (each judged on its own); the runner owns
-    // v, the step index and t.
-    int frame_iterations = 0;
-    double frame_seconds = 0.0;
-    StopReason frame_reason = StopReason::kConverged;
-    nlohmann::json substep_results = nlohmann::json::array();
-    double reference_residual = 0.0;
-    for (int sub = 0; sub < substeps; ++sub) {
-      const Budget budget = substepBudget(scene.solver.budget, substeps, sub, frame_iterations, frame_seconds);
-      x_before_step = state.x;
-      const StepResult r = advanceOneStep(*solver, problem, state, budget, log);
-      const StopReason reason = r.reason;
-      // A step at the round-off floor is as converged as double precision allows.
-      const bool converged = reason == StopReason::kConverged || reason == StopReason::kRoundoff;
-      result.all_steps_converged &= converged;
-      if (frame_reason == StopReason::kConverged && reason != StopReason::kConverged) frame_reason = reason;
-      if (reason == StopReason::kDiverged) frame_reason = reason;
-      diverged |= reason == StopReason::kDiverged;
-      frame_iterations += r.iterations;
-      frame_seconds += r.solver_seconds;
-      if (sub == 0) reference_residual = r.reference_residual;
-      if (substeps > 1)
-        substep_results.push_back({{"substep", sub + 1},
-                                   {"iterations", r.iterations},
-                                   {"stop_reason", stopReasonName(reason)},
-                                   {"reference_residual", r.reference_residual},
-                                   {"residual", r.residual},
-                                   {"relative_residual", r.relative_residual}});
-      last_residual = r.residual;
-      last_relative = r.relative_residual;
-      last_energy = r.energy;
-      if (diverged) {
-        // Solvers hand back their last finite iterate; one that does not leaves the state
-        // before this step.
-        const bool kept_iterate = state.x.allFinite();
-        if (!kept_iterate) state.x = x_before_step;
-        const std::string why = r.divergence.empty() ? "the step diverged" : r.divergence;
-        divergence = {{"step", frame},
-                      {"substep", sub + 1},
-                      {"iteration", r.last_iteration},
-                      {"reason", why},
-                      {"state_file", kDivergedStateName},
-                      {"state", kept_iterate ? "the solver's last finite iterate" : "the state before the step"}};
-        progressLine("[{}] diverged in step {}/{}{} at iteration {}: {}\n",
-                   options.progress_label.empty() ? scene.name : options.progress_label, frame,
-                   problem.time.num_steps, substeps > 1 ? fmt::format(" (substep {})", sub + 1) : "",
-                   r.last_iteration, why);
-        break;
-      }
-    }
-    result.diverged |= diverged;
-    total_solver_seconds += frame_seconds;
-    total_iterations += frame_iterations;
-    // Per frame: the last substep's residuals; the stop reason of the first substep that did
-    // not reach its target (or "converged").
-    nlohmann::json entry = {{"step", frame},
-                            {"time", state.t},
-                            {"iterations", frame_iterations},
-                            {"stop_reason", stopReasonName(frame_reason)},
-                            {"solver_seconds", frame_seconds},
-                            {"reference_residual", reference_residual},
-                            {"residual", last_residual},
-                            {"relative_residual", last_relative},
-                            {"energy", last_energy},
-                            {"probe_displacements", probeValues(state.x)}};
-    if (substeps > 1) entry["substeps"] = substep_results;
-    // A diverged state may hold NaN: written as null (JSON has no NaN), never as a number.
-    if (problem.hasElasticEnergy()) {
-      const double ratio = deformedVolume(problem, state.x) / rest_volume;
-      entry["volume_ratio"] = std::isfinite(ratio) ? nlohmann::json(ratio) : nlohmann::json(nullptr);
-      // Per frame, so that a recovery from inversion has a timeline from one run.
-      entry["inverted_elements"] = elementQuality(problem, state.x).inverted;
-    }
-    // Reported beside the projected residual; contacts: those the next step's detection finds.
-    if (!problem.colliderTerms().empty() || problem.collisionDetector()) {
-      const StepObjective next(problem, state.x, state.v, state.step);
-      entry["max_penetration"] = next.maxPenetration(state.x);
-      if (problem.collisionDetector()) entry["contacts"] = next.numContacts();
-    }
-    steps.push_back(entry);
+  for (int frame = 1; frame <= problem.time.num_steps && !result.diverged; ++frame) {
+    const FrameOutcome outcome = runFrame(scene, options, *solver, state, log, frame);
+    result.all_steps_converged &= outcome.all_converged;
+    result.diverged |= outcome.diverged;
+    if (outcome.diverged) divergence = outcome.divergence;
+    total_solver_seconds += outcome.solver_seconds;
+    total_iterations += outcome.iterations;
+    steps.push_back(frameEntry(problem, frame, outcome, state, probes, rest_volume));
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     const bool every_step = options.progress_every_seconds <= 0.0;
     if (options.progress && (every_step || wall - last_progress >= options.progress_every_seconds)) {
       last_progress = wall;
       progressLine(
-                 "[{}] step {}/{}  t = {:.4g}  {} iterations  |r| = {:.3e}  rel = {:.3e}  {:.3f} s solver  "
-                 "({:.1f} s wall so far)  {}\n",
-                 options.progress_label.empty() ? scene.name : options.progress_label, frame, problem.time.num_steps,
-                 state.t, frame_iterations, last_residual, last_relative, frame_seconds, wall,
-                 stopReasonName(frame_reason));
+          "[{}] step {}/{}  t = {:.4g}  {} iterations  |r| = {:.3e}  rel = {:.3e}  {:.3f} s solver  "
+          "({:.1f} s wall so far)  {}\n",
+          label, frame, problem.time.num_steps, state.t, outcome.iterations, outcome.residual,
+          outcome.relative_residual, outcome.solver_seconds, wall, stopReasonName(outcome.reason));
     }
-    if (scene.output.vtu == OutputSpec::Frames::kEveryStep && !diverged) {
+    if (scene.output.vtu == OutputSpec::Frames::kEveryStep && !outcome.diverged) {
       frames.emplace_back(frameName(frame), state.x);
       collection.push_back({state.t, frameName(frame)});
     }
   }
   // A diverged run's last state is written under a name that says it is not a result.
-  if (diverged)
+  if (result.diverged)
     frames.emplace_back(kDivergedStateName, state.x);
   else if (scene.output.vtu == OutputSpec::Frames::kFinal)
     frames.emplace_back("final.vtu", state.x);
@@ -276,32 +337,14 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   const ElementQuality quality = elementQuality(problem, state.x);
   if (quality.inverted + quality.degenerate > 0)
     progressLine(
-               "[{}] warning: the final state has {} inverted element(s) (det F <= 0) and {} degenerate one(s) "
-               "(det F < {:g}) of {}\n",
-               options.progress_label.empty() ? scene.name : options.progress_label, quality.inverted,
-               quality.degenerate, quality.degenerate_below, problem.numElements());
-  // Per element block (one per element type; one block is the combined mesh itself).
-  nlohmann::json elements_per_type = nlohmann::json::object();
-  int total_elements = 0;
-  std::set<int> orders;
-  for (const auto& block : problem.elementBlocks()) {
-    const MeshSummary block_summary = summarize(*block);
-    for (const auto& [type, count] : block_summary.elements_per_type) elements_per_type[type] = count;
-    total_elements += block_summary.elements;
-    orders.insert(elementOrder(block->element_type));
-  }
+        "[{}] warning: the final state has {} inverted element(s) (det F <= 0) and {} degenerate one(s) "
+        "(det F < {:g}) of {}\n",
+        label, quality.inverted, quality.degenerate, quality.degenerate_below, problem.numElements());
   result.summary = {
       {"scene", scene.name},
       {"scene_file", scene.path},
       {"solver", solver->name()},
-      // The element type and order are not always in `source` (a .msh file name); reports label
-      // mesh series by them.
-      // Mixed element types: element_type joins them ("tet4+hex8"); order is null unless the
-      // types share one.
-      {"mesh", {{"source", problem.mesh.source}, {"nodes", problem.numNodes()}, {"elements", total_elements},
-                {"element_type", problem.elementTypesName()},
-                {"order", orders.size() == 1 ? nlohmann::json(*orders.begin()) : nlohmann::json(nullptr)},
-                {"elements_per_type", elements_per_type}, {"free_dofs", problem.freeDofs().size()}}},
+      {"mesh", meshEntry(problem)},
       {"steps", steps},
       {"totals", {{"iterations", total_iterations}, {"solver_seconds", total_solver_seconds},
                   {"all_steps_converged", result.all_steps_converged}, {"diverged", result.diverged}}},
@@ -314,12 +357,12 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
       {"scene_resolved", scene.resolved},
   };
 
+  // The files.
   fs::create_directories(options.out_dir);
   const fs::path out(options.out_dir);
   const int cleared = clearEarlierRun(out);
   if (cleared > 0 && options.progress)
-    progressLine("[{}] removed {} file(s) of an earlier run from {}\n",
-               options.progress_label.empty() ? scene.name : options.progress_label, cleared, out.string());
+    progressLine("[{}] removed {} file(s) of an earlier run from {}\n", label, cleared, out.string());
   // summary.json last: a folder holds a complete run exactly when it has one.
   writeFileAtomically((out / "iterations.csv").string(), log.toCsv());
   for (const auto& [name, x] : frames)
