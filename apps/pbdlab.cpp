@@ -20,10 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/json_reader.hpp"
-#include "core/openmp_wait_policy.hpp"
+#include "apps/data_dir.hpp"
+#include "apps/validation_commands.hpp"
+#include "core/support/atomic_file.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/json_reader.hpp"
+#include "core/support/openmp_wait_policy.hpp"
 #include "meshes/bunny.hpp"
 #include "meshes/mesh_recipe.hpp"
 #include "meshes/msh_io.hpp"
@@ -32,8 +34,6 @@
 #include "solvers/registry.hpp"
 #include "validation/runner.hpp"
 #include "validation/scene.hpp"
-#include "apps/data_dir.hpp"
-#include "apps/validation_commands.hpp"
 
 namespace {
 

@@ -10,9 +10,9 @@
 
 #include "apps/data_dir.hpp"
 #include "apps/validation_commands.hpp"
-#include "core/element_type.hpp"
-#include "core/input_error.hpp"
-#include "core/json_reader.hpp"
+#include "core/fem/element_type.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/json_reader.hpp"
 #include "solvers/registry.hpp"
 #include "validation/runner.hpp"
 #include "validation/scene.hpp"
@@ -40,7 +40,7 @@ std::string sceneOfRow(const fs::path& table_path, const json& row) {
   return (table_path.parent_path() / row.at("scene").get<std::string>()).lexically_normal().string();
 }
 
-// A table file, read strictly by the shared reader (core/json_reader.hpp): errors name the
+// A table file, read strictly by the shared reader (core/support/json_reader.hpp): errors name the
 // file and the field. Two layouts:
 //  - "newton" (the default): per row a scene, run as it is by its own solver; columns are
 //    Newton's iterations and its assembly and CHOLMOD time per iteration.

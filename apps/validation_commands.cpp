@@ -10,7 +10,7 @@
 #include <set>
 
 #include "apps/data_dir.hpp"
-#include "core/atomic_file.hpp"
+#include "core/support/atomic_file.hpp"
 #include "validation/compare.hpp"
 #include "validation/validation_case.hpp"
 

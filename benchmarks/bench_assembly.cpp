@@ -11,7 +11,7 @@
 #include <map>
 #include <memory>
 
-#include "core/coloring.hpp"
+#include "core/topology/coloring.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/hessian_assembly.hpp"
 #include "reference/newton.hpp"

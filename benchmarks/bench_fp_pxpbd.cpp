@@ -12,10 +12,10 @@
 #include <map>
 #include <memory>
 
-#include "core/elastic_energy.hpp"
+#include "benchmarks/omp_threads.hpp"
+#include "core/terms/elastic_energy.hpp"
 #include "meshes/box_mesh.hpp"
 #include "solvers/pxpbd/fp_pxpbd.hpp"
-#include "benchmarks/omp_threads.hpp"
 #include "tests/support/clamped_block.hpp"
 
 namespace pbdlab {

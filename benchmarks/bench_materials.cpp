@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "core/material.hpp"
+#include "core/materials/material.hpp"
 #include "core/materials/polar_svd.hpp"
 
 namespace pbdlab {

@@ -13,8 +13,8 @@
 #include <memory>
 
 #include "benchmarks/omp_threads.hpp"
-#include "meshes/box_mesh.hpp"
 #include "benchmarks/xpbd_sweep_loop.hpp"
+#include "meshes/box_mesh.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 #include "solvers/pbng/pbng_solver.hpp"
 #include "tests/support/clamped_block.hpp"

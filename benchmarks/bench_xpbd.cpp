@@ -10,10 +10,10 @@
 #include <map>
 #include <memory>
 
-#include "meshes/box_mesh.hpp"
-#include "solvers/pbd_xpbd/xpbd_solver.hpp"
 #include "benchmarks/omp_threads.hpp"
 #include "benchmarks/xpbd_sweep_loop.hpp"
+#include "meshes/box_mesh.hpp"
+#include "solvers/pbd_xpbd/xpbd_solver.hpp"
 #include "tests/support/clamped_block.hpp"
 
 namespace pbdlab {

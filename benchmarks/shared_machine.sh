@@ -2,7 +2,7 @@
 # How pbdlab runs when other processes keep every core busy (a shared machine, a CI runner,
 # a build beside it): the same scene by default, with OMP_WAIT_POLICY=passive and with
 # OMP_WAIT_POLICY=active (libgomp's spinning, pbdlab's default before it chose passive
-# itself: core/openmp_wait_policy.hpp). Prints the median wall time of each and the ratio
+# itself: core/support/openmp_wait_policy.hpp). Prints the median wall time of each and the ratio
 # default / passive, which should stay at or below 1.5; exits 1 if it does not.
 #
 #   bash benchmarks/shared_machine.sh [PBDLAB] [SCENE] [REPEATS]

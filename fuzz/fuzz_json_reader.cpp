@@ -1,6 +1,6 @@
-// The shared JSON reader (core/json_reader.hpp): strict parsing of scene, recipe, case and
+// The shared JSON reader (core/support/json_reader.hpp): strict parsing of scene, recipe, case and
 // table files (duplicate keys, numbers out of range, invalid UTF-8, deep nesting).
-#include "core/json_reader.hpp"
+#include "core/support/json_reader.hpp"
 #include "fuzz/fuzz_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

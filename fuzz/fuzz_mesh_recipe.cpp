@@ -2,8 +2,8 @@
 // `pbdlab mesh`, parsed and checked (types, ranges, files, the memory estimate) and keyed for
 // the cache. Meshes that need Gmsh are not made here (fuzz_scene makes small boxes); .msh
 // recipes and small bunny surfaces are made.
+#include "core/support/json_reader.hpp"
 #include "fuzz/fuzz_common.hpp"
-#include "core/json_reader.hpp"
 #include "meshes/mesh_recipe.hpp"
 #include "meshes/msh_io.hpp"
 

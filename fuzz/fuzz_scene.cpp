@@ -4,7 +4,7 @@
 // recipes; making large meshes would only slow the fuzzer down).
 #include <cstdlib>
 
-#include "core/json_reader.hpp"
+#include "core/support/json_reader.hpp"
 #include "fuzz/fuzz_common.hpp"
 #include "meshes/mesh_recipe.hpp"
 #include "validation/scene.hpp"

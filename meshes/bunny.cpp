@@ -10,7 +10,7 @@
 
 #include <Eigen/Geometry>
 
-#include "core/atomic_file.hpp"
+#include "core/support/atomic_file.hpp"
 
 namespace pbdlab {
 

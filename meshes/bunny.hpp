@@ -6,7 +6,7 @@
 // surface at subdivision 3 (regenerate: docs/meshes.md).
 #include <string>
 
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 
 namespace pbdlab {
 

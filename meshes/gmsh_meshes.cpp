@@ -23,12 +23,12 @@
 #include <atomic>
 #include <cctype>
 
-#include "meshes/text_cursor.hpp"
-#include "core/input_error.hpp"
-#include "core/input_file.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/input_file.hpp"
 #include "meshes/gmsh_model.hpp"
 #include "meshes/gmsh_session.hpp"
 #include "meshes/node_sets.hpp"
+#include "meshes/text_cursor.hpp"
 
 namespace pbdlab {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 
 namespace pbdlab {
 

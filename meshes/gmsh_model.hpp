@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 
 namespace pbdlab::gmsh_model {
 

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/atomic_file.hpp"
+#include "core/support/atomic_file.hpp"
 
 namespace pbdlab {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 
 namespace pbdlab {
 

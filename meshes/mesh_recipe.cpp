@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/input_error.hpp"
-#include "core/json_reader.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/json_reader.hpp"
 #include "meshes/bunny.hpp"
 #include "meshes/msh_io.hpp"
 #include "meshes/node_sets.hpp"
@@ -43,7 +43,7 @@ std::string number(double v) {
   return out.str();
 }
 
-// Typed access to the recipe object at `at` through the shared reader (core/json_reader.hpp):
+// Typed access to the recipe object at `at` through the shared reader (core/support/json_reader.hpp):
 // every error names the source and the JSON pointer; `key`s are relative to the recipe.
 class In {
  public:

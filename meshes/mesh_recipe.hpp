@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "meshes/mesh_cache.hpp"

@@ -19,11 +19,11 @@
 #include <utility>
 #include <vector>
 
-#include "meshes/text_cursor.hpp"
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/input_file.hpp"
+#include "core/support/atomic_file.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/input_file.hpp"
 #include "meshes/node_sets.hpp"
+#include "meshes/text_cursor.hpp"
 
 namespace pbdlab {
 

@@ -5,7 +5,7 @@
 // itself and names the line (or byte) and element of every error.
 #include <string>
 
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 
 namespace pbdlab {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The node sets every generated or imported mesh gets, computed from geometry.
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 
 namespace pbdlab {
 

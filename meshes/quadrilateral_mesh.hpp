@@ -12,7 +12,7 @@
 #include <array>
 #include <string>
 
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 
 namespace pbdlab {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/reference_element.hpp"
+#include "core/fem/reference_element.hpp"
 
 namespace pbdlab {
 

@@ -2,12 +2,12 @@
 // P2 (tet10) and P3 (tet20) meshes from any P1 (tet4) mesh.
 //
 // The new nodes of an element sit at the reference coordinates of Gmsh's node order
-// (ReferenceElement::nodeCoordinates of core/reference_element.hpp, which is
+// (ReferenceElement::nodeCoordinates of core/fem/reference_element.hpp, which is
 // gmsh::model::mesh::getElementProperties' order), mapped affinely: straight edges and flat
 // faces. A node is identified topologically by its barycentric position among the element's
 // vertices ({(vertex, numerator)} over the vertices with a non-zero coordinate), so an edge or
 // face node is created once and shared by every element around that edge or face.
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 
 namespace pbdlab {
 

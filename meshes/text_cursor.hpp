@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "core/input_error.hpp"
+#include "core/support/input_error.hpp"
 
 namespace pbdlab {
 

@@ -14,8 +14,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/atomic_file.hpp"
-#include "core/reference_element.hpp"
+#include "core/fem/reference_element.hpp"
+#include "core/support/atomic_file.hpp"
 
 namespace pbdlab {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 
 namespace pbdlab {
 

@@ -7,7 +7,7 @@
 //   v += dt M^-1 (f_ext - grad PE(x));  v *= exp(-damping dt);  x += dt v   (free DOFs)
 // It shares nothing with Newton but the energy kernel, so agreement of the two at rest
 // cross-checks the Newton reference. One "iteration" is `substeps` explicit steps.
-#include "core/solver.hpp"
+#include "core/solver/solver.hpp"
 
 namespace pbdlab {
 

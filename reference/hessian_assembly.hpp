@@ -8,8 +8,8 @@
 #include <Eigen/SparseCore>
 #include <vector>
 
-#include "core/elastic_energy.hpp"
-#include "core/yardstick.hpp"
+#include "core/solver/yardstick.hpp"
+#include "core/terms/elastic_energy.hpp"
 
 namespace pbdlab {
 

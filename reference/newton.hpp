@@ -21,7 +21,7 @@
 #include <Eigen/CholmodSupport>
 #include <memory>
 
-#include "core/solver.hpp"
+#include "core/solver/solver.hpp"
 #include "reference/hessian_assembly.hpp"
 #include "reference/linear_solvers.hpp"
 

@@ -1,7 +1,7 @@
 #include "solvers/registry.hpp"
 
-#include "core/json_reader.hpp"
-#include "core/solver_options.hpp"
+#include "core/solver/solver_options.hpp"
+#include "core/support/json_reader.hpp"
 #include "reference/explicit_relaxation.hpp"
 #include "reference/newton.hpp"
 #include "solvers/pbd_xpbd/family.hpp"
@@ -21,7 +21,7 @@ std::vector<std::string> solverNames() {
 
 namespace {
 
-// Options are read with the shared reader (core/json_reader.hpp): unknown keys are errors
+// Options are read with the shared reader (core/support/json_reader.hpp): unknown keys are errors
 // with a "did you mean", and every error names the option's JSON pointer under `field`.
 std::unique_ptr<Solver> makeNewton(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
   in.onlyKeys(options, field,

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/solver.hpp"
+#include "core/solver/solver.hpp"
 
 namespace pbdlab {
 

@@ -10,7 +10,7 @@
 
 #include <fmt/core.h>
 
-#include "core/input_error.hpp"
+#include "core/support/input_error.hpp"
 
 namespace pbdlab {
 

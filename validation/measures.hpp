@@ -1,8 +1,8 @@
 #pragma once
 // Measures of a deformed state that the runner writes per frame and the validation metrics
 // read: one implementation, so the summary's per-frame values and a case's metrics agree.
-#include "core/problem.hpp"
-#include "core/types.hpp"
+#include "core/model/problem.hpp"
+#include "core/support/types.hpp"
 
 namespace pbdlab {
 

@@ -15,10 +15,10 @@
 #include <thread>
 #include <utility>
 
-#include "core/atomic_file.hpp"
-#include "core/field_sampling.hpp"
-#include "core/input_error.hpp"
-#include "core/thread_settings.hpp"
+#include "core/fem/field_sampling.hpp"
+#include "core/support/atomic_file.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/thread_settings.hpp"
 #include "meshes/mesh_recipe.hpp"
 #include "meshes/vtu_writer.hpp"
 #include "pbdlab/build_info.hpp"

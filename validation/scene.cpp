@@ -11,8 +11,8 @@
 
 #include <Eigen/LU>
 
-#include "core/input_error.hpp"
-#include "core/json_reader.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/json_reader.hpp"
 #include "meshes/mesh_recipe.hpp"
 #include "solvers/registry.hpp"
 
@@ -24,7 +24,7 @@ using nlohmann::json;
 
 constexpr double kPi = 3.14159265358979323846;
 
-// Every field goes through the shared reader (core/json_reader.hpp): errors name the scene
+// Every field goes through the shared reader (core/support/json_reader.hpp): errors name the scene
 // file and the field's JSON pointer.
 using Reader = JsonReader;
 
@@ -55,7 +55,7 @@ struct MaterialExtras {
   double bending_stiffness = 0.0;  // cloth (a triangle surface in 3D)
 };
 
-// A piecewise-linear schedule [[t, value], ...] (core/time_schedule.hpp): a muscle's
+// A piecewise-linear schedule [[t, value], ...] (core/support/time_schedule.hpp): a muscle's
 // activation and a load's scale are read here, both. Times must not decrease; each value must
 // lie in [min_value, max_value]. `out` gets the points as read.
 SchedulePoints parseSchedulePoints(const Reader& in, const json& value, const std::string& at, double min_value,
@@ -118,7 +118,7 @@ MaterialSpec parseMaterial(const Reader& in, const json& doc, const std::string&
          {"density", spec.density}};
   if (extras.bending_stiffness > 0.0) out["bending_stiffness"] = extras.bending_stiffness;
   if (muscle) {
-    // PXPBD eq. 6-8; the paper gives none of these: defaults in core/material.hpp.
+    // PXPBD eq. 6-8; the paper gives none of these: defaults in core/materials/material.hpp.
     if (material.contains("sigma_max")) spec.sigma_max = in.nonNegative(material["sigma_max"], at + "/sigma_max");
     if (material.contains("optimal_fibre_length"))
       spec.lambda_ofl = in.positive(material["optimal_fibre_length"], at + "/optimal_fibre_length");
@@ -214,7 +214,7 @@ std::vector<Collider> parseColliders(const Reader& in, const json& doc, json& ou
 }
 
 // "collisions": {"k_n": 1e8, "k_t": 0}: vertex-triangle contacts between bodies, created
-// each step (core/collision_detection.hpp). Absent: no collisions.
+// each step (core/model/collision_detection.hpp). Absent: no collisions.
 CollisionSettings parseCollisions(const Reader& in, const json& doc, json& resolved) {
   CollisionSettings settings;
   if (!doc.contains("collisions")) return settings;
@@ -231,7 +231,7 @@ CollisionSettings parseCollisions(const Reader& in, const json& doc, json& resol
 }
 
 // "loads": dead surface tractions and point loads, each with an optional schedule s(t)
-// (core/loads.hpp). Whether the node sets exist, hold boundary faces and fit the mesh (plane
+// (core/model/loads.hpp). Whether the node sets exist, hold boundary faces and fit the mesh (plane
 // strain: no z component; no traction on a cloth) is checked by Problem::finalize with these
 // same fields.
 std::vector<Load> parseLoads(const Reader& in, const json& doc, json& resolved) {
@@ -724,7 +724,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
 
 Scene loadScene(const std::string& path) {
   // Strict parsing: file errors, duplicate keys and numbers too large for a double are
-  // reported with the file and the JSON pointer (core/json_reader.hpp).
+  // reported with the file and the JSON pointer (core/support/json_reader.hpp).
   return parseScene(readJsonFile(path), path);
 }
 

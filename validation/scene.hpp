@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/problem.hpp"
-#include "core/solver.hpp"
+#include "core/model/problem.hpp"
+#include "core/solver/solver.hpp"
 
 namespace pbdlab {
 

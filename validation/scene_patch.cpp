@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "core/input_error.hpp"
+#include "core/support/input_error.hpp"
 #include "solvers/registry.hpp"
 
 namespace pbdlab {

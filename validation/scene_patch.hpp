@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/json_reader.hpp"
+#include "core/support/json_reader.hpp"
 #include "validation/scene.hpp"
 
 namespace pbdlab {

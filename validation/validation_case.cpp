@@ -12,10 +12,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/atomic_file.hpp"
-#include "core/field_sampling.hpp"
-#include "core/input_error.hpp"
-#include "core/json_reader.hpp"
+#include "core/fem/field_sampling.hpp"
+#include "core/support/atomic_file.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/json_reader.hpp"
 #include "solvers/registry.hpp"
 #include "validation/measures.hpp"
 #include "validation/scene_patch.hpp"
@@ -38,7 +38,7 @@ const std::vector<std::string> kMetricTypes = {"probe_error",         "final_rel
                                                "max_penetration",     "inverted_elements",
                                                "rest_shape_error"};
 
-// One metric of the case file; fields through the shared reader (core/json_reader.hpp).
+// One metric of the case file; fields through the shared reader (core/support/json_reader.hpp).
 // The margin a gate keeps over its measured value (issue: "gates that cannot pass by accident").
 constexpr double kGateMargin = 3.0;
 std::string fmtNumber(double x) {

@@ -10,8 +10,8 @@
 
 #include <Eigen/LU>
 
-#include "core/material.hpp"
 #include "core/materials/fixed_corotated.hpp"
+#include "core/materials/material.hpp"
 #include "core/materials/model_kernels.hpp"
 #include "core/materials/polar_svd.hpp"
 

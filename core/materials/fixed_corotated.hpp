@@ -8,7 +8,7 @@
 // (cofactor(F)), which both callers need again.
 #include <Eigen/LU>
 
-#include "core/types.hpp"
+#include "core/support/types.hpp"
 
 namespace pbdlab {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/material.hpp"
+#include "core/materials/material.hpp"
 
 namespace pbdlab::detail {
 

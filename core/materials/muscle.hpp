@@ -19,7 +19,7 @@
 // Both curves are C1 everywhere. Second derivatives jump at t = 0.6 and 1.4 (active) and t = 1
 // (passive); at t = 0.4 and 1.6 f_a'' is continuous (zero), only f_a''' jumps. The branch at
 // a breakpoint is the one on its left (t <= 0.4, t <= 1 for the passive zero, ...).
-#include "core/types.hpp"
+#include "core/support/types.hpp"
 
 namespace pbdlab::muscle {
 

@@ -19,7 +19,7 @@
 
 #include <Eigen/LU>
 
-#include "core/material.hpp"
+#include "core/materials/material.hpp"
 #include "core/materials/model_kernels.hpp"
 #include "core/materials/polar_svd.hpp"
 

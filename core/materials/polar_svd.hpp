@@ -4,7 +4,7 @@
 // derivatives of J = det F that every volumetric term uses. Fixed-size, no heap allocation.
 #include <Eigen/Geometry>
 
-#include "core/types.hpp"
+#include "core/support/types.hpp"
 
 namespace pbdlab {
 

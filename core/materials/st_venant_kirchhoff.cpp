@@ -9,7 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/material.hpp"
+#include "core/materials/material.hpp"
 #include "core/materials/model_kernels.hpp"
 
 namespace pbdlab {

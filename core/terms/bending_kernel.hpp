@@ -34,7 +34,7 @@
 // |N2| exactly 0) the kernel returns theta = 0 (what atan2 gives for N1 = 0 or N2 = 0) and
 // zero derivatives: finite, not a derivative.
 //
-// Hessian kinds (core/energy_term.hpp):
+// Hessian kinds (core/terms/energy_term.hpp):
 //   kTrue:        k_b (grad theta grad theta^T + theta Hess theta), exact, indefinite in general.
 //   kProjected:   the true 12x12 with its eigenvalues clamped at zero (a 12x12 eigen-solve).
 //   kApproximate: PBNG eq. 37, k_b grad theta grad theta^T: rank one, PSD.
@@ -44,8 +44,8 @@
 #include <Eigen/Geometry>
 #include <cmath>
 
-#include "core/energy_term.hpp"  // HessianKind
-#include "core/types.hpp"
+#include "core/support/types.hpp"
+#include "core/terms/energy_term.hpp"  // HessianKind
 
 namespace pbdlab {
 

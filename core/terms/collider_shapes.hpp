@@ -22,7 +22,7 @@
 #include <stdexcept>
 #include <variant>
 
-#include "core/types.hpp"
+#include "core/support/types.hpp"
 
 namespace pbdlab {
 

@@ -14,7 +14,7 @@
 // and dPsi/dF = U_2 diag(psi_1, psi_2) V^T (psi_i = d psi / d s_i). Stateless, fixed-size,
 // no heap allocation.
 //
-// Hessian of Psi in F (6x6, vec(F)[i + 3 c] = F(i, c), the ordering of core/types.hpp). In the
+// Hessian of Psi in F (6x6, vec(F)[i + 3 c] = F(i, c), the ordering of core/support/types.hpp). In the
 // orthonormal basis u_i v_j^T (U = [u1 u2 u3] the full 3x3 left factor) it is block diagonal
 // (Lewis and Sendov's formula for rectangular matrices; Smith et al. 2019 for the square case):
 //   {u1 v1^T, u2 v2^T}:      the 2x2 Hessian of psi in (s1, s2);
@@ -36,7 +36,7 @@
 // the gradient, and not a derivative for the Hessian). Note that a membrane cannot invert:
 // J >= 0 always, a triangle turned over is just rotated (Psi is invariant under reflections).
 //
-// Hessian kinds (core/energy_term.hpp):
+// Hessian kinds (core/terms/energy_term.hpp):
 //   kTrue:        A B^T (d^2 Psi / dF^2) B, B (6x9) with vec(F) = B x; indefinite under
 //                 compression (out-of-plane buckling directions).
 //   kProjected:   the same with the eigenvalues of the 6x6 d^2 Psi / dF^2 clamped at zero.
@@ -54,8 +54,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/energy_term.hpp"  // HessianKind
-#include "core/types.hpp"
+#include "core/support/types.hpp"
+#include "core/terms/energy_term.hpp"  // HessianKind
 
 namespace pbdlab {
 

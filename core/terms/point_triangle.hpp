@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/types.hpp"
+#include "core/support/types.hpp"
 
 namespace pbdlab {
 

@@ -1,5 +1,5 @@
 #pragma once
-// One XPBD element constraint built from one term of a material split (core/material.hpp):
+// One XPBD element constraint built from one term of a material split (core/materials/material.hpp):
 //   C_k = sqrt(2 |sum_q V_q Psi~_k(F_q)| + 2 V_e eps),   compliance alpha_k = 1 / k_k,
 //   grad C_k = sum_q V_q P~_k(F_q) : dF_q/dx / C_k,
 // so that 1/2 C_k^2 / alpha_k = k_k V_e (Psi~_k + eps) and -grad C_k C_k / alpha_k is the
@@ -14,8 +14,8 @@
 #include <Eigen/Core>
 #include <cmath>
 
-#include "core/elastic_energy.hpp"
-#include "core/material.hpp"
+#include "core/materials/material.hpp"
+#include "core/terms/elastic_energy.hpp"
 
 namespace pbdlab {
 
@@ -31,7 +31,7 @@ MaterialSplit constraintSplit(const Material& material, const std::string& name)
 // dN/dX of one quadrature point as the kernel stores it: N x 3 column-major, each of the three
 // columns contiguous over the element's nodes, so that the sums over the nodes in F and in
 // the gradient below run on packed registers (P3: 20 nodes; the row-major ShapeGradients<N>
-// of core/elastic_energy.hpp would make them strided).
+// of core/terms/elastic_energy.hpp would make them strided).
 template <int N>
 using NodeColumns = Eigen::Matrix<double, N, 3>;
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/material.hpp"
-#include "core/solver_options.hpp"
+#include "core/materials/material.hpp"
+#include "core/solver/solver_options.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 
 namespace pbdlab {

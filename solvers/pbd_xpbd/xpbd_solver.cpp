@@ -6,7 +6,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "core/thread_settings.hpp"
+#include "core/support/thread_settings.hpp"
 
 namespace pbdlab {
 

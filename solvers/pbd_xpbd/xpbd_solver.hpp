@@ -40,7 +40,7 @@
 #include <string>
 #include <vector>
 
-#include "core/solver.hpp"
+#include "core/solver/solver.hpp"
 #include "solvers/pbd_xpbd/element_constraint.hpp"
 
 namespace pbdlab {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json_reader.hpp"
-#include "core/solver.hpp"
+#include "core/solver/solver.hpp"
+#include "core/support/json_reader.hpp"
 
 namespace pbdlab {
 

@@ -21,8 +21,8 @@
 // vector; with -march=native, AVX2 4 or AVX-512 8), then summed in visit order.
 #include <vector>
 
-#include "core/elastic_energy.hpp"
-#include "core/types.hpp"
+#include "core/support/types.hpp"
+#include "core/terms/elastic_energy.hpp"
 
 namespace pbdlab {
 

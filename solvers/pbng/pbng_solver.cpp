@@ -5,11 +5,11 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/collider_term.hpp"
-#include "core/elastic_energy.hpp"
 #include "core/materials/fixed_corotated.hpp"
 #include "core/materials/polar_svd.hpp"
-#include "core/thread_settings.hpp"
+#include "core/support/thread_settings.hpp"
+#include "core/terms/collider_term.hpp"
+#include "core/terms/elastic_energy.hpp"
 
 namespace pbdlab {
 
@@ -268,7 +268,7 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
     terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, gradient, block);
   }
   // The yardstick's row: - f_ext, and for backward Euler the incremental potential's scaling
-  // and inertia (core/yardstick.cpp: M (x - x~) + dt^2 (grad PE - f_ext)).
+  // and inertia (core/solver/yardstick.cpp: M (x - x~) + dt^2 (grad PE - f_ext)).
   gradient -= f_ext_->segment<3>(3 * node);
   if (dynamic_) {
     const double m = problem_->nodeMasses()[node];

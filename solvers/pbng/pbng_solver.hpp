@@ -1,93 +1,55 @@
 #pragma once
 // PBNG: position-based nonlinear Gauss-Seidel (Chen, Teran et al., "Position-based nonlinear
 // Gauss-Seidel for quasistatic hyperelasticity", ACM TOG 2024; equation and section numbers of
-// the TOG text).
+// the TOG text). docs/pbng.md holds the derivations, the measurements behind each choice
+// below, and the paper's experiments.
 //
 // A sweep visits every node i with a free DOF, color by color (§10: nodes of one color share no
-// stencil of any term, so a color runs in parallel with OpenMP; colors run one after another,
-// Gauss-Seidel), and moves it by one modified Newton step on the step's energy E with every
-// other node held (eq. 28-30):
+// stencil of any term, so a color runs in parallel with OpenMP; colors run one after another),
+// and moves it by one modified Newton step on the step's energy E, other nodes held (eq. 28-30):
 //   x_i <- x_i + dx_i,  dx_i = -A_i^-1 g_i,
-//   g_i = dE/dx_i, the yardstick's gradient row of node i (core/yardstick.hpp):
+//   g_i = dE/dx_i, the yardstick's gradient row of node i (core/solver/yardstick.hpp):
 //         quasistatic     sum_terms dPE/dx_i - f_ext_i
 //         backward Euler  m_i (x_i - x~_i) + dt^2 (sum_terms dPE/dx_i - f_ext_i)
-//   A_i = the SPD approximate diagonal block, eq. 33-34: per element
-//         V (2 mu |dN_i/dX|^2 I + lambda (cof F dN_i/dX)(cof F dN_i/dX)^T) (eq. 32), exact for
-//         weak constraints and contacts (quadratic, eq. 34), each term's HessianKind::kApproximate;
-//         backward Euler adds the inertia m_i I and scales the terms by dt^2 (the incremental
-//         potential, §1 and §3).
-// Every energy term of the step is visited (objective.terms(): elastic, cloth, weak
-// constraints, this step's collision contacts) through a node -> (term, stencil, local) table
-// built in setup() and rebuilt, with an incremental recoloring (§10.1, recolorNodes), when the
-// step's contact stencils change. Colliders' penalty terms are not visited: colliders are
-// kinematic constraints handled by projection (§7.2, below), as core/collider_term.hpp expects
-// of a projecting solver.
+//   A_i = the SPD approximate diagonal block, eq. 32-34 (each term's HessianKind::kApproximate);
+//         backward Euler adds m_i I and scales the terms by dt^2.
+// Every energy term of the step is visited (elastic, cloth, weak constraints, this step's
+// contacts) through a node -> (term, stencil, local) table, rebuilt with an incremental
+// recoloring (§10.1) when the contact stencils change. Colliders are handled by projection
+// (§7.2), not through their penalty terms.
 //
-// Acceleration (§7.3), applied to the whole iterate after each sweep (x^ = the sweep's result):
-//   SOR        x^{l+1} = omega (x^^{l+1} - x^{l-1}) + x^{l-1}          (as the paper writes it,
-//              with x^{l-1}: the two-step over-relaxation of Fratarcangeli et al. 2016)
+// Acceleration after each sweep (§7.3; x^ = the sweep's result, l counts iterations from 0,
+// x^{-1} = x^0):
+//   SOR        x^{l+1} = omega (x^^{l+1} - x^{l-1}) + x^{l-1}
 //   Chebyshev  x^{l+1} = w_{l+1} (gamma (x^^{l+1} - x^l) + x^l - x^{l-1}) + x^{l-1},
 //              w_{l+1} = 1 for l < 2, 2 / (2 - rho^2) for l = 2, 4 / (4 - rho^2 w_l) for l > 2.
-// l counts the step's iterations from 0 (x^0 = the initial guess) and x^{-1} = x^0.
 //
-// Kinematic colliders (§7.2): at the start of the step every penetrating node (phi < 0) is put
-// on its closest surface point. A node in contact (phi <= the collider's contact tolerance)
-// whose step points into the collider (dx . n < 0) slides in the tangent plane; a node leaving
-// the surface (dx . n > 0) leaves freely. After each node update (and after an acceleration) a
-// node with phi < 0 is put on the closest surface point of the position it reached (curved
-// shapes: a tangential step alone would enter them).
-// The tangential step: the paper projects the node's step, dx <- (I - n n^T) dx. Its fixed
-// point is where (I - n n^T) A^-1 g = 0, which is not where the tangential residual vanishes
-// when A couples the normal and tangential directions (eq. 32's lambda c c^T does): measured on
-// a block resting on the ground, the yardstick's projected residual stalls at 6e-2 of its
-// start. The default ("contact_step": "tangent_newton") takes the Newton step of the same
-// quadratic model restricted to the tangent plane, dx = -(P A P + n n^T)^-1 P g with
-// P = I - n n^T, whose fixed point is P g = 0 (the yardstick's projected residual);
-// "contact_step": "paper" keeps the paper's projection.
-//
-// Choices the paper leaves open (stated here, in docs/pbng.md and the report):
-//  - Prescribed DOFs stay at this step's boundary values. A node with some prescribed
-//    components (a partial Dirichlet condition, plane strain's pinned z) moves in its free
-//    components only: the free rows and columns of A_i are solved (the prescribed ones are
-//    replaced by the identity with a zero right-hand side). A collider's projection moves such a
-//    node in its free components only.
-//  - Initial guess: x~ with the boundary values (backward Euler; x^n for quasistatic), or x^n
-//    with the boundary values ("initial_guess": "previous").
-//  - A node whose block is not positive definite (a quasistatic node in no stencil) is not
-//    moved.
-//  - The fixed corotated P1 fast path carries one rotation per element across sweeps and
-//    steps ("rotation": "warm_start", the default): at every visit of the element (4 a sweep)
-//    R is updated by one Newton step from its previous value (warmStartedPolarStep,
-//    core/materials/polar_svd.hpp; the SVD's polarRotation where that step reports failure)
-//    and P = fixedCorotatedStress(F, R) (core/materials/fixed_corotated.hpp, the material's
-//    own formula). The rotations are set by the SVD at the first step after the table was
-//    built for a problem (and kept through contact rebuilds). R is within O(|dR|^3) of F's
-//    polar rotation, dR its change since the element's previous visit, which vanishes as the
-//    sweeps converge: the fixed point (the solution) is the SVD path's. Measured (tests
-//    WarmStartedRotation*): the same iteration counts, residual histories within 7e-4
-//    relative (twisted block) and 2.4e-7 (falling bar), solutions within 5e-13 of the
-//    displacement. "rotation": "svd" takes the SVD at every visit (the same stress function
-//    with polarRotation(F)). Nodes of one color share no element, so each rotation is
-//    written by one thread in a color and the order of its updates does not depend on the
-//    thread count: the sweep stays deterministic. nodeStep()/nodeSystem() (tests) take the
-//    SVD's R and neither read nor write the rotations; only sweep() does.
-//  - The P1 fast path evaluates a node's element visits in lanes (p1_visit.hpp: a packed
-//    192-byte record per element, several elements per vector instruction, compiled for
-//    AVX-512, AVX2 and the baseline and chosen by the CPU at load time), and the sweep
-//    prefetches the records of the node two places ahead in its color. The lanes change
-//    only the rounding of the sums (a visit's block is summed before it joins the node's,
-//    and with AVX2 or AVX-512 the compiler may fuse multiply-adds): the results agree with
-//    the definition to round-off (tests PbngNodeStep.*), not bit for bit across CPUs.
+// Choices (docs/pbng.md, "Kinematic colliders" and "Choices the paper leaves open"):
+//  - Colliders: penetrating nodes are put on the surface at the start of the step and after
+//    each update; a node in contact whose step points inward slides. The tangential step is, by
+//    default ("contact_step": "tangent_newton"), dx = -(P A P + n n^T)^-1 P g with
+//    P = I - n n^T, whose fixed point is the yardstick's P g = 0; "paper" keeps the paper's
+//    projected step (I - n n^T) dx, which stalls.
+//  - Prescribed DOFs stay at the step's boundary values; a partly prescribed node moves in its
+//    free components (the free rows and columns of A_i are solved).
+//  - Initial guess: x~ (backward Euler) or x^n (quasistatic) with the boundary values, or x^n
+//    ("initial_guess": "previous"). A node whose block is not positive definite is not moved.
+//  - Fixed corotated on the P1 fast path keeps one rotation per element, updated at each visit
+//    by one Newton step from its previous value ("rotation": "warm_start", SVD fallback;
+//    docs/pbng.md, "The corotated rotation"); "svd" takes the SVD at every visit. Each rotation
+//    is written by one thread in a color, so sweeps stay deterministic. nodeStep()/nodeSystem()
+//    (tests) take the SVD's R and leave the rotations alone.
+//  - The P1 fast path sums a node's element visits in vector lanes (p1_visit.hpp): results agree
+//    with the definition to round-off, not bit for bit across CPUs.
+//  - Stops: kRoundoff when no node moved more than 1e-14 max(1, |x|_inf) in a sweep before the
+//    target was met; kDiverged (last finite iterate kept) on a non-finite position.
 //  - Log column "colors": the number of node colors (iteration 0 only).
-//  - The step stops with kRoundoff when no node moved by more than 1e-14 max(1, |x|_inf) in a
-//    sweep before the target was met, and with kDiverged (the last finite iterate kept) when a
-//    sweep produced a non-finite position.
 #include <memory>
 #include <vector>
 
-#include "core/coloring.hpp"
-#include "core/material.hpp"
-#include "core/solver.hpp"
+#include "core/materials/material.hpp"
+#include "core/solver/solver.hpp"
+#include "core/topology/coloring.hpp"
 #include "solvers/pbng/p1_visit.hpp"
 
 namespace pbdlab {

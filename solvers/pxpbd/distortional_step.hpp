@@ -3,7 +3,7 @@
 //   (M~ + dt^2 V d2Psi/dF2) dF = -G,
 // and its two ways of solving it. M~ (eq. 36) is block diagonal: M~ dF = dF M^ with the 3x3
 // affine inertia M^ = sum_i m_i (X_i - X_com)(X_i - X_com)^T, so in the column-major vec
-// ordering of core/types.hpp M~ = M^ (x) I_3.
+// ordering of core/support/types.hpp M~ = M^ (x) I_3.
 //  - Rank-one Hessians (eq. 48 corotated: 2 mu I + lambda w w^T; eq. 52 Neo-Hookean:
 //    mu I + lambda w w^T; w = vec(cof F) = d det F / dF): Sherman-Morrison, eq. 49 with the scale
 //    the paper drops (papers/README.md): with c = lambda V dt^2 and Z = (M~ + s V dt^2 I)^-1,
@@ -16,7 +16,7 @@
 #include <Eigen/Cholesky>
 
 #include "core/materials/polar_svd.hpp"
-#include "core/types.hpp"
+#include "core/support/types.hpp"
 
 namespace pbdlab {
 
@@ -41,7 +41,7 @@ inline Mat3 shermanMorrisonStep(const Mat3& Z_block, double c, const Mat3& W, co
   return -(ZG - (c * wZG / (1.0 + c * wZw)) * ZW);
 }
 
-// M~ + dt2_V D as a 9x9 (vec ordering of core/types.hpp: M~(i + 3j, k + 3l) = delta_ik M^(j, l)).
+// M~ + dt2_V D as a 9x9 (vec ordering of core/support/types.hpp: M~(i + 3j, k + 3l) = delta_ik M^(j, l)).
 inline Mat9 distortionalMatrix(const Mat3& affine_inertia, double dt2_V, const Mat9& tangent) {
   Mat9 A = dt2_V * tangent;
   for (int l = 0; l < 3; ++l)

@@ -1,6 +1,6 @@
 #include "solvers/pxpbd/family.hpp"
 
-#include "core/solver_options.hpp"
+#include "core/solver/solver_options.hpp"
 #include "solvers/pxpbd/fp_pxpbd.hpp"
 
 namespace pbdlab {

@@ -5,9 +5,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "core/elastic_energy.hpp"
-#include "core/tangent_projection.hpp"
-#include "core/thread_settings.hpp"
+#include "core/materials/tangent_projection.hpp"
+#include "core/support/thread_settings.hpp"
+#include "core/terms/elastic_energy.hpp"
 #include "solvers/pxpbd/distortional_step.hpp"
 
 namespace pbdlab {

@@ -15,7 +15,7 @@
 // solve with the SPD-projected dP/dF for any other model (the muscle) or on request. Then
 // P^e = P(F^e(x^e)) (Algorithm 2 step 6).
 //
-// Choices the paper leaves open (stated here and in the report):
+// Choices the paper leaves open (measurements in docs/pxpbd.md):
 //  - M^e holds the full lumped nodal masses m_i (eq. 29: the element's rows of the global
 //    system), and X_com is the mass-weighted rest centroid of those masses (eq. 33).
 //  - Initial guess: stresses P0 (zero by default, as XPBD's lambda_0 = 0, or the previous
@@ -29,18 +29,10 @@
 //    (M^e + dt^2 V B^T D B, D the same tangent approximation) with the prescribed rows
 //    removed: the affine basis is a change of variables of those 12 DOFs (eq. 37-45,
 //    D^T B = V I), so this is eq. 31 restricted to the free DOFs.
-//  - Stiffness (measured, not in the paper): any primal residual an inexact local solve
-//    leaves at a node is absorbed by the next element there through its translation (eq. 33),
-//    held by that element's inertia only, which amplifies it about dt^2 E / (rho h^2) times.
-//    On a 2 x 0.5 x 0.5 bar (h = 0.25, dt = 1/30) with eq. 48 and one local iteration:
-//    E = 1e3 (ratio 1.8) converges to Newton; E = 1e4 (18) converges slowly; E = 1e5 (178)
-//    turns NaN in the first step, even at 1e-6 of gravity (the linear regime), where the
-//    projected tangent or 5 local iterations (exact local solves) stay stable; at full
-//    gravity the projected tangent diverges too (its one Newton step is inexact by the
-//    nonlinearity). The divergence is detected (StopReason::kDiverged), never written.
-//  - Quasistatic problems are rejected: with M = 0 the element system has no inertia to
-//    fix its translation (eq. 33 divides by the element mass) and the sum of eq. 29 over the
-//    element's nodes, sum_i f^e_i = 0, does not hold in general.
+//  - One local iteration can diverge on stiff materials: measured, it converges at
+//    dt^2 E / (rho h^2) = 18 and turns NaN at 178 (docs/pxpbd.md). The divergence is
+//    detected (StopReason::kDiverged).
+//  - Quasistatic problems are rejected: eq. 33 divides by the element mass (docs/pxpbd.md).
 //
 // Log columns: "primal_residual" |g| of eq. 24 over the free DOFs (with the current stored
 // stresses P^e), "secondary_residual" |h| of eq. 25 (sqrt of sum_e |P(F^e(x)) - P^e|_F^2, Pa;
@@ -48,7 +40,7 @@
 // the yardstick is g + dt^2 B h.
 #include <vector>
 
-#include "core/solver.hpp"
+#include "core/solver/solver.hpp"
 
 namespace pbdlab {
 
@@ -114,7 +106,7 @@ class FpPxpbdSolver : public Solver {
   enum class TangentKind : unsigned char {
     kCorotatedRankOne,    // eq. 48 + eq. 49
     kNeoHookeanRankOne,   // eq. 52 + eq. 49
-    kProjectedIsotropic,  // dense 9x9, isotropic SPD projection (core/tangent_projection.hpp)
+    kProjectedIsotropic,  // dense 9x9, isotropic SPD projection (core/materials/tangent_projection.hpp)
     kProjectedGeneral,    // dense 9x9, eigenvalue clamping of the full 9x9 (the muscle)
   };
   // Per-element data, precomputed once per topology and dt, stored in color order.

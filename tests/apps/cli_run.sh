@@ -14,7 +14,7 @@ grep -q '"all_steps_converged": true' "$out/summary.json" || { echo "not every s
 head -1 "$out/iterations.csv" | grep -q '^step,substep,iteration,solver_seconds,residual,relative_residual,energy' \
   || { echo "bad CSV header"; exit 1; }
 if ls "$out" | grep -q '\.tmp'; then echo "temporary file left behind"; exit 1; fi
-# The OpenMP wait policy (core/openmp_wait_policy.hpp): pbdlab chooses passive when the user
+# The OpenMP wait policy (core/support/openmp_wait_policy.hpp): pbdlab chooses passive when the user
 # set none, keeps the user's own choice, and records both in summary.json.
 policy() {
   /usr/bin/python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["environment"]["threading"]

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/boundary_motion.hpp"
+#include "core/model/boundary_motion.hpp"
 
 namespace pbdlab {
 namespace {

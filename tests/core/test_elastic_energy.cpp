@@ -5,8 +5,8 @@
 #include <Eigen/Eigenvalues>
 #include <random>
 
-#include "core/elastic_energy.hpp"
-#include "core/reference_element.hpp"
+#include "core/fem/reference_element.hpp"
+#include "core/terms/elastic_energy.hpp"
 #include "meshes/box_mesh.hpp"
 #include "tests/support/finite_difference.hpp"
 #include "tests/support/mapped_positions.hpp"

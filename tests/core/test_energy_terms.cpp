@@ -1,4 +1,4 @@
-// The energy terms of the model (core/energy_term.hpp): every term's stencil derivatives
+// The energy terms of the model (core/terms/energy_term.hpp): every term's stencil derivatives
 // through the one finite-difference checker (elastic on every element type, plane strain,
 // weak constraints isotropic and anisotropic), per-node blocks against the stencil Hessian,
 // the assembled gradient (per-node gather) against the stencil sums, and the colorings.
@@ -7,13 +7,13 @@
 #include <Eigen/Eigenvalues>
 #include <random>
 
-#include "core/cloth_terms.hpp"
-#include "core/collider_term.hpp"
-#include "core/coloring.hpp"
-#include "core/elastic_energy.hpp"
-#include "core/problem.hpp"
-#include "core/topology.hpp"
-#include "core/weak_constraint_term.hpp"
+#include "core/model/problem.hpp"
+#include "core/terms/cloth_terms.hpp"
+#include "core/terms/collider_term.hpp"
+#include "core/terms/elastic_energy.hpp"
+#include "core/terms/weak_constraint_term.hpp"
+#include "core/topology/coloring.hpp"
+#include "core/topology/topology.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "tests/support/finite_difference.hpp"

@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "core/field_sampling.hpp"
+#include "core/fem/field_sampling.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/bunny.hpp"
 #include "meshes/gmsh_meshes.hpp"

@@ -1,6 +1,6 @@
 // The shared JSON reader: typed fields with JSON-pointer errors, and strict file parsing
 // (duplicate keys, numbers too large for a double) that says where the fault is.
-#include "core/json_reader.hpp"
+#include "core/support/json_reader.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <limits>
 #include <string>
 
-#include "core/input_error.hpp"
+#include "core/support/input_error.hpp"
 
 namespace pbdlab {
 namespace {

@@ -1,4 +1,4 @@
-// Surface tractions and point loads (core/loads.hpp): the face tables, the consistent nodal
+// Surface tractions and point loads (core/model/loads.hpp): the face tables, the consistent nodal
 // forces on every element type and order (totals, the P2/P3 split, curved faces), the
 // homogeneous patch test under a dead traction solved by Newton, the schedule, every solver
 // seeing the load, and bad input named by its field.
@@ -10,12 +10,12 @@
 #include <map>
 #include <cstdio>
 
-#include "core/input_error.hpp"
-#include "core/loads.hpp"
-#include "core/problem.hpp"
-#include "core/reference_element.hpp"
-#include "core/solver.hpp"
-#include "core/yardstick.hpp"
+#include "core/fem/reference_element.hpp"
+#include "core/model/loads.hpp"
+#include "core/model/problem.hpp"
+#include "core/solver/solver.hpp"
+#include "core/solver/yardstick.hpp"
+#include "core/support/input_error.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "meshes/raise_order.hpp"

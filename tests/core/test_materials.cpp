@@ -19,7 +19,7 @@
 #include <Eigen/LU>
 #include <gtest/gtest.h>
 
-#include "core/material.hpp"
+#include "core/materials/material.hpp"
 #include "core/materials/muscle.hpp"
 #include "core/materials/polar_svd.hpp"
 #include "tests/support/finite_difference.hpp"

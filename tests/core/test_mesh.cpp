@@ -17,11 +17,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/atomic_file.hpp"
-#include "core/coloring.hpp"
-#include "core/input_error.hpp"
-#include "core/mesh.hpp"
-#include "core/reference_element.hpp"
+#include "core/fem/mesh.hpp"
+#include "core/fem/reference_element.hpp"
+#include "core/support/atomic_file.hpp"
+#include "core/support/input_error.hpp"
+#include "core/topology/coloring.hpp"
 
 namespace pbdlab {
 namespace {

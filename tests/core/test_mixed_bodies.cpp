@@ -1,4 +1,4 @@
-// Bodies of different element types in one problem (core/problem.hpp, "Element types"): one
+// Bodies of different element types in one problem (core/model/problem.hpp, "Element types"): one
 // elastic term per element block, masses lumped per block, the yardstick and Newton over every
 // term; every consumer either reads the element blocks or refuses the problem by name.
 #include <gtest/gtest.h>
@@ -7,14 +7,14 @@
 #include <cstdio>
 #include <random>
 
-#include "core/field_sampling.hpp"
-#include "core/input_error.hpp"
-#include "core/solver.hpp"
-#include "core/yardstick.hpp"
+#include "core/fem/field_sampling.hpp"
+#include "core/solver/solver.hpp"
+#include "core/solver/yardstick.hpp"
+#include "core/support/input_error.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/newton.hpp"
-#include "tests/support/newton_solve.hpp"
 #include "solvers/registry.hpp"
+#include "tests/support/newton_solve.hpp"
 #include "tests/support/temporary_mesh_cache.hpp"
 #include "validation/scene.hpp"
 

@@ -1,4 +1,4 @@
-// Shape functions and quadrature of every reference element (core/reference_element.hpp):
+// Shape functions and quadrature of every reference element (core/fem/reference_element.hpp):
 // Kronecker property, partition of unity, polynomial reproduction, gradients against finite
 // differences, exactness (and inexactness one degree higher) of every quadrature rule.
 // The node order against Gmsh itself is tested in tests/meshes/test_gmsh_basis.cpp.
@@ -15,7 +15,7 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
-#include "core/reference_element.hpp"
+#include "core/fem/reference_element.hpp"
 
 namespace pbdlab {
 namespace {

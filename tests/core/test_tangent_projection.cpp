@@ -7,8 +7,8 @@
 #include <Eigen/Geometry>
 #include <random>
 
-#include "core/material.hpp"
-#include "core/tangent_projection.hpp"
+#include "core/materials/material.hpp"
+#include "core/materials/tangent_projection.hpp"
 
 namespace pbdlab {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <Eigen/Geometry>
 
-#include "core/topology.hpp"
+#include "core/topology/topology.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 

@@ -7,8 +7,8 @@
 #include <random>
 #include <thread>
 
-#include "core/solver.hpp"
-#include "core/yardstick.hpp"
+#include "core/solver/solver.hpp"
+#include "core/solver/yardstick.hpp"
 #include "meshes/box_mesh.hpp"
 
 namespace pbdlab {

@@ -11,7 +11,7 @@
 
 #include <Eigen/Geometry>
 
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_session.hpp"
 

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/input_error.hpp"
-#include "core/json_reader.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/json_reader.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "meshes/mesh_cache.hpp"
 #include "meshes/mesh_recipe.hpp"

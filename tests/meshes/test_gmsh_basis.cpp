@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/reference_element.hpp"
+#include "core/fem/reference_element.hpp"
 
 namespace pbdlab {
 namespace {

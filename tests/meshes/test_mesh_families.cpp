@@ -21,14 +21,14 @@
 #include <tuple>
 #include <vector>
 
-#include "core/input_error.hpp"
-#include "core/mesh.hpp"
-#include "core/reference_element.hpp"
+#include "core/fem/mesh.hpp"
+#include "core/fem/reference_element.hpp"
+#include "core/support/input_error.hpp"
+#include "mesh_checks.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/bunny.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "meshes/raise_order.hpp"
-#include "mesh_checks.hpp"
 
 namespace pbdlab {
 namespace {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "core/input_error.hpp"
+#include "core/support/input_error.hpp"
+#include "mesh_checks.hpp"
 #include "meshes/mesh_cache.hpp"
 #include "meshes/mesh_recipe.hpp"
 #include "meshes/msh_io.hpp"
-#include "mesh_checks.hpp"
 
 namespace pbdlab {
 namespace {

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "core/input_error.hpp"
+#include "core/support/input_error.hpp"
+#include "mesh_checks.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "meshes/gmsh_session.hpp"
 #include "meshes/msh_io.hpp"
-#include "mesh_checks.hpp"
 
 namespace pbdlab {
 namespace {

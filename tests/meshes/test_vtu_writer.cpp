@@ -22,12 +22,12 @@
 
 #include <Eigen/Geometry>
 
-#include "core/reference_element.hpp"
+#include "core/fem/reference_element.hpp"
+#include "mesh_checks.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "meshes/gmsh_session.hpp"
 #include "meshes/vtu_writer.hpp"
-#include "mesh_checks.hpp"
 
 namespace pbdlab {
 namespace {

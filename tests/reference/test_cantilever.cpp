@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <map>
 
-#include "core/field_sampling.hpp"
+#include "core/fem/field_sampling.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/newton.hpp"
 

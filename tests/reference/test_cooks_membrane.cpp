@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/problem.hpp"
+#include "core/model/problem.hpp"
 #include "meshes/quadrilateral_mesh.hpp"
 #include "tests/support/newton_solve.hpp"
 

@@ -6,11 +6,11 @@
 
 #include <cmath>
 
-#include "core/field_sampling.hpp"
-#include "core/input_error.hpp"
-#include "core/solver.hpp"
-#include "core/weak_constraint_term.hpp"
-#include "core/yardstick.hpp"
+#include "core/fem/field_sampling.hpp"
+#include "core/solver/solver.hpp"
+#include "core/solver/yardstick.hpp"
+#include "core/support/input_error.hpp"
+#include "core/terms/weak_constraint_term.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "reference/newton.hpp"

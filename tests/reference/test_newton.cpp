@@ -8,7 +8,7 @@
 #include <iostream>
 #include <random>
 
-#include "core/input_error.hpp"
+#include "core/support/input_error.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/newton.hpp"
 #include "solvers/registry.hpp"

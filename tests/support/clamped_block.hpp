@@ -3,7 +3,7 @@
 // (x-min) clamped, falling under gravity (0, -9.8, 0), E = 1000, nu = 0.3, rho = 10, one body
 // of `model`. The solver tests and benchmarks of every position-based family build it here,
 // not each its own copy. The problem is finalized.
-#include "core/problem.hpp"
+#include "core/model/problem.hpp"
 
 namespace pbdlab::test {
 

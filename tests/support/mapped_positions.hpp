@@ -3,7 +3,7 @@
 // near-degenerate when A squashes a direction), plus Gaussian noise so no state is special.
 #include <random>
 
-#include "core/mesh.hpp"
+#include "core/fem/mesh.hpp"
 
 namespace pbdlab::test {
 

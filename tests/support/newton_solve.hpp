@@ -4,7 +4,7 @@
 // that each step's relative residual is <= target. The model tests' reference solution.
 #include <gtest/gtest.h>
 
-#include "core/solver.hpp"
+#include "core/solver/solver.hpp"
 #include "reference/newton.hpp"
 
 namespace pbdlab::test {

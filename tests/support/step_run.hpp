@@ -2,7 +2,7 @@
 // One step of a solver from a given state, with its result, log and positions: the solver
 // tests of every family compare such steps (against Newton, between options). The solver
 // must have been set up for `problem`.
-#include "core/solver.hpp"
+#include "core/solver/solver.hpp"
 
 namespace pbdlab::test {
 

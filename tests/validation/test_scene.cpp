@@ -14,7 +14,7 @@
 #include <limits>
 #include <string>
 
-#include "core/input_error.hpp"
+#include "core/support/input_error.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/mesh_cache.hpp"
 #include "meshes/msh_io.hpp"

@@ -7,7 +7,7 @@
 
 #include <Eigen/Geometry>
 
-#include "core/input_error.hpp"
+#include "core/support/input_error.hpp"
 #include "meshes/box_mesh.hpp"
 #include "validation/compare.hpp"
 #include "validation/validation_case.hpp"
@@ -86,7 +86,7 @@ TEST(ValidationCase, BadFilesNameTheField) {
               "/series");
 }
 
-// Case files are read like scene files (core/json_reader.hpp): duplicate keys and numbers too
+// Case files are read like scene files (core/support/json_reader.hpp): duplicate keys and numbers too
 // large for a double are errors at their JSON pointer, not silently kept or made infinite.
 TEST(ValidationCase, DuplicateKeysAndHugeNumbersAreNamed) {
   const std::string base = R"("name": "x", "scene": "s.json", )";

@@ -17,7 +17,7 @@
 #include <Eigen/Geometry>
 #include <random>
 
-#include "core/coloring.hpp"
+#include "core/topology/coloring.hpp"
 #include "meshes/box_mesh.hpp"
 #include "solvers/pbd_xpbd/element_constraint.hpp"
 #include "tests/support/finite_difference.hpp"

@@ -10,7 +10,7 @@
 #include <limits>
 #include <map>
 
-#include "core/solver.hpp"
+#include "core/solver/solver.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/newton.hpp"
 #include "solvers/pbd_xpbd/family.hpp"

@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <random>
 
-#include "core/coloring.hpp"
-#include "core/elastic_energy.hpp"
-#include "core/input_error.hpp"
-#include "core/json_reader.hpp"
 #include "core/materials/polar_svd.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/json_reader.hpp"
+#include "core/terms/elastic_energy.hpp"
+#include "core/topology/coloring.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/newton.hpp"
 #include "solvers/pbng/family.hpp"

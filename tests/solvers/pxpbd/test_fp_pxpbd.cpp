@@ -11,20 +11,20 @@
 #include <limits>
 #include <random>
 
-#include "core/coloring.hpp"
-#include "core/elastic_energy.hpp"
-#include "core/input_error.hpp"
-#include "core/json_reader.hpp"
 #include "core/materials/polar_svd.hpp"
-#include "core/tangent_projection.hpp"
+#include "core/materials/tangent_projection.hpp"
+#include "core/support/input_error.hpp"
+#include "core/support/json_reader.hpp"
+#include "core/terms/elastic_energy.hpp"
+#include "core/topology/coloring.hpp"
 #include "meshes/box_mesh.hpp"
 #include "reference/newton.hpp"
 #include "solvers/pxpbd/distortional_step.hpp"
 #include "solvers/pxpbd/family.hpp"
 #include "solvers/pxpbd/fp_pxpbd.hpp"
 #include "tests/support/clamped_block.hpp"
-#include "tests/support/step_run.hpp"
 #include "tests/support/finite_difference.hpp"
+#include "tests/support/step_run.hpp"
 
 namespace pbdlab {
 namespace {
