@@ -8,10 +8,12 @@ Run with: /usr/bin/python3 -m unittest discover -s reports -p "test_*.py"
 import json
 import os
 import re
+import subprocess
+import sys
 import tempfile
 import unittest
 
-from pbdlab_report.fake_runs import TwoRunsTestCase, iterations_csv, run_script, summary, write
+from pbdlab_report.fake_runs import SCRIPT, TwoRunsTestCase, iterations_csv, run_script, summary, write
 from pbdlab_report.reading import readable_label
 
 
@@ -74,6 +76,17 @@ class MakeReportTest(TwoRunsTestCase):
         self.assertIn("| beam | slow_solver substeps=10 | 1 | 3 | 4 | 4 | 0.6 | 0.8 | 0.8 | iterations.csv |", markdown)
         self.assertTrue(os.path.isfile(os.path.join(self.out, "figures", "beam_residual_history.png")))
         self.assertFalse(os.path.exists(os.path.join(self.out, "figures", "beam_errors.png")))
+
+    def test_the_script_finds_its_package_from_any_folder(self):
+        # pbdlab runs the script by its absolute path from the user's folder; a user may give a
+        # relative one; under -P (PYTHONSAFEPATH) Python does not put the script's folder on sys.path.
+        elsewhere = tempfile.mkdtemp(dir=self.tmp.name)
+        for script in (SCRIPT, os.path.relpath(SCRIPT, elsewhere)):
+            for safe_path in ((), ("-P",)):
+                result = subprocess.run([sys.executable, *safe_path, script, "--help"], cwd=elsewhere,
+                                        capture_output=True, text=True, timeout=60)
+                self.assertEqual(result.returncode, 0, (script, safe_path, result.stderr))
+                self.assertIn("--cases DIR", result.stdout)
 
     def test_skipped_runs_are_listed_with_their_reason(self):
         skipped = os.path.join(self.tmp.name, "skipped.json")

@@ -1,10 +1,12 @@
 """Tests of reading.py: a broken or missing input stops the report naming the file (through the
-script: exit code 2 and the message)."""
+script: exit code 2 and the message), and the run dictionaries' labels and grouping (in-process)."""
 import json
 import os
+import re
 import unittest
 
-from .fake_runs import CSV_HEADER, TwoRunsTestCase, sweep_runs, write
+from .fake_runs import CSV_HEADER, TwoRunsTestCase, summary, sweep_runs, write
+from .reading import ReportError, group_by_case, load_run, option_text, read_json
 
 
 class ReadingTest(TwoRunsTestCase):
@@ -36,6 +38,39 @@ class ReadingTest(TwoRunsTestCase):
         self.assertIn(path, result.stderr)
         self.assertIn("sweep", result.stderr)
 
+    def test_json_errors_say_what_is_wrong(self):
+        path = os.path.join(self.tmp.name, "broken.json")
+        write(path, '{"solver": "x", ')
+        with self.assertRaisesRegex(ReportError, "^" + re.escape(path) + ": malformed JSON \\("):
+            read_json(path, required=True)
+        write(path, "[1, 2]")
+        expected = "^" + re.escape(path) + ": malformed: expected an object at the top level$"
+        with self.assertRaisesRegex(ReportError, expected):
+            read_json(path, required=True)
+        self.assertEqual(read_json(path, required=True, top_level=list), [1, 2])
+        missing = os.path.join(self.tmp.name, "summary.json")
+        self.assertIsNone(read_json(missing, required=False))
+        expected = "^" + re.escape(self.tmp.name) + ": missing summary.json \\(not a pbdlab run directory\\?\\)$"
+        with self.assertRaisesRegex(ReportError, expected):
+            read_json(missing, required=True)
+
+    def test_a_run_without_metrics_is_named_by_its_solver_and_options(self):
+        run = load_run(self.run_b)
+        self.assertEqual((run["case"], run["solver"], run["label"]), ("beam", "slow_solver", "slow_solver substeps=10"))
+        self.assertEqual(run["metrics"], [])
+        self.assertEqual(len(run["rows"]), 11)  # 6 iterations of step 1, 5 of step 2
+        self.assertEqual(option_text({"a": [1, 0.5], "b": True, "c": "x"}), "{a=[1, 0.5], b=true, c=x}")
+
+    def test_equal_labels_of_a_case_get_their_folder_names(self):
+        first, second = (os.path.join(self.tmp.name, name) for name in ("coarse", "fine"))
+        for run_dir in (first, second):
+            document = summary("newton", {}, 8, 0.1, [(1, 1e-9, "converged")])
+            write(os.path.join(run_dir, "summary.json"), json.dumps(document))
+            write(os.path.join(run_dir, "iterations.csv"), CSV_HEADER + "1,1,0,0,1,1,0,0\n")
+        cases = group_by_case([load_run(d) for d in (first, self.run_b, second)])
+        self.assertEqual(list(cases), ["beam"])
+        self.assertEqual([r["label"] for r in cases["beam"]],
+                         ["newton (coarse)", "slow_solver substeps=10", "newton (fine)"])
 
 
 if __name__ == "__main__":
