@@ -16,8 +16,13 @@ prefix=$work/prefix
 pbdlab=$prefix/bin/pbdlab
 [[ -x $pbdlab ]] || fail "no $pbdlab"
 for f in validation/cases/torsion_small.json validation/references/tension_p2_12x4x4.json scenes/torsion_small.json \
-         benchmarks/tables/newton_reference.json benchmarks/scenes/res16_stretch_twist.json reports/make_report.py; do
+         benchmarks/tables/newton_reference.json benchmarks/scenes/res16_stretch_twist.json reports/make_report.py \
+         reports/pbdlab_report/__init__.py reports/pbdlab_report/cli.py; do
   [[ -s $prefix/share/pbdlab/$f ]] || fail "not installed: share/pbdlab/$f"
+done
+# The report package's tests and their fake runs stay in the source tree.
+for f in "$prefix"/share/pbdlab/reports/pbdlab_report/{test_*.py,fake_runs.py}; do
+  [[ ! -e $f ]] || fail "installed, but only the tests need it: $f"
 done
 [[ ! -e $prefix/bin/pbdlab-data-dir.txt ]] || fail "the build tree's pbdlab-data-dir.txt was installed"
 

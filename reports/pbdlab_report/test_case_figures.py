@@ -1,0 +1,62 @@
+"""Tests of case_figures.py: which figures a case gets, and what the volume-ratio figure draws
+(its lines captured in-process before the figure is saved)."""
+import json
+import os
+import unittest
+
+from . import case_figures
+from .drawing import colors_for
+from .fake_runs import TwoRunsTestCase, capture_figures, summary, write
+from .reading import load_run
+
+
+class CaseFiguresTest(TwoRunsTestCase):
+    def test_volume_ratio_figure_only_when_recorded(self):
+        result = self.generate(self.run_a, self.run_b)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        figure = os.path.join(self.out, "figures", "beam_volume_ratio.png")
+        self.assertFalse(os.path.exists(figure))
+        # Run B's steps carry volume_ratio (with time); a null (diverged) value is left out.
+        path = os.path.join(self.run_b, "summary.json")
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
+        document["steps"][0].update(time=0.01, volume_ratio=0.99)
+        document["steps"][1].update(time=0.02, volume_ratio=None)
+        write(path, json.dumps(document))
+        plotted = capture_figures(self, case_figures)
+        os.makedirs(os.path.join(self.out, "figures"), exist_ok=True)
+        runs = [load_run(d) for d in (self.run_a, self.run_b)]
+        colors = colors_for([r["label"] for r in runs])
+        made = case_figures.volume_ratio_figure("beam", runs, colors, os.path.join(self.out, "figures"))
+        self.assertIsNotNone(made)
+        self.assertIn("not drawn: slow_solver substeps=10", made.caption)
+        self.assertEqual(plotted["beam_volume_ratio"]["slow_solver substeps=10"], ([0.01], [0.99]))
+        self.assertNotIn("newton", plotted["beam_volume_ratio"])  # run A records no volume_ratio
+        result = self.generate(self.run_a, self.run_b)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(os.path.isfile(figure))
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            self.assertIn("](figures/beam_volume_ratio.png)", f.read())
+
+    def test_solvers_own_residuals_get_a_figure_when_logged(self):
+        # Without primal/secondary columns: no figure. With them (an XPBD-like run): one.
+        result = self.generate(self.run_a, self.run_b)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "figures", "beam_own_residuals.png")))
+        run_c = os.path.join(self.tmp.name, "beam_xpbd")
+        write(os.path.join(run_c, "summary.json"),
+              json.dumps(summary("xpbd", {}, 40, 0.1, [(1, 0.2, "iteration_budget")])))
+        rows = ["1,1,%d,%g,%g,%g,1.0,%g,%s" % (k, 0.01 * k, 0.2, 0.2, 10.0 ** -k, "" if k == 0 else 0.5)
+                for k in range(5)]
+        write(os.path.join(run_c, "iterations.csv"),
+              "step,substep,iteration,solver_seconds,residual,relative_residual,energy,secondary_residual,"
+              "primal_residual\n" + "\n".join(rows) + "\n")
+        result = self.generate(self.run_a, run_c)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(self.out, "figures", "beam_own_residuals.png")))
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            self.assertIn("the solvers' own residuals", f.read())
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,33 @@
+"""Tests of metrics.py: a metric's definition in words, from the case file's parameters when
+given, else from metrics.json's type."""
+import unittest
+
+from .metrics import metric_definition, metric_of_type
+
+
+class MetricDefinitionTest(unittest.TestCase):
+    def test_the_case_file_gives_the_parameters(self):
+        spec = {"type": "probe_error", "probe": "tip", "component": -1, "expected": 0.25, "relative": False}
+        self.assertEqual(metric_definition({"name": "tip"}, spec),
+                         "||u|(tip) − expected|, u the displacement after the last step, expected 0.25")
+        spec = {"type": "mesh_reference_max_error", "reference_scene": "../../scenes/beam_fine.json", "relative": True}
+        self.assertEqual(metric_definition({"name": "d"}, spec),
+                         "largest |u − u_ref| at the nodes of the Newton solution of beam_fine (a finer mesh; u "
+                         "interpolated there) ÷ the reference's largest displacement")
+
+    def test_without_a_case_file_the_type_and_unit_say_it(self):
+        self.assertEqual(metric_definition({"type": "reference_rms_error", "unit": "relative"}),
+                         "RMS |x − x_ref| over the nodes, x_ref the Newton solution of the same scene ÷ the "
+                         "reference's largest displacement")
+        self.assertEqual(metric_definition({"name": "something_new"}), "—")
+
+    def test_a_metric_is_found_by_its_type_else_its_name(self):
+        run = {"metrics": [{"name": "final_relative_residual", "value": 1},
+                           {"name": "d", "type": "reference_max_error"}]}
+        self.assertEqual(metric_of_type(run, ("reference_rms_error", "reference_max_error"))["name"], "d")
+        self.assertEqual(metric_of_type(run, ("final_relative_residual",))["value"], 1)
+        self.assertIsNone(metric_of_type(run, ("volume_ratio_error",)))
+
+
+if __name__ == "__main__":
+    unittest.main()
