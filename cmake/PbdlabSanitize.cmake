@@ -33,9 +33,8 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   # information for it (Gmsh); function-type checks are not in clang 14's default set.
 endif()
 
-# A sanitized executable run at build time (gtest_discover_tests lists the tests of each
-# test binary) must not fail on LeakSanitizer reports from third-party libraries: the
-# suppression file and options live beside this module; scripts/sanitize.sh exports them
+# A sanitized executable must not fail on LeakSanitizer reports from third-party libraries:
+# the suppression file and options live beside this module; scripts/sanitize.sh exports them
 # for the build and for ctest alike.
 set(PBDLAB_LSAN_SUPPRESSIONS ${CMAKE_CURRENT_LIST_DIR}/lsan.supp)
 message(STATUS "pbdlab: sanitizers on (${PBDLAB_SANITIZE_FLAGS}); "

@@ -27,7 +27,7 @@ Options:
   --no-tests             configure and build only
   -h, --help             this text
 
-Environment used for the build (gtest_discover_tests runs the test binaries) and ctest:
+Environment used for the build and ctest:
   ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:check_initialization_order=1:
                strict_init_order=1:detect_stack_use_after_return=1:
                alloc_dealloc_mismatch=0 (Gmsh 4.8's prism closures; docs/sanitizers.md)

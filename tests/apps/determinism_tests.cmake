@@ -5,4 +5,4 @@
 add_test(NAME determinism
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/apps/determinism.sh $<TARGET_FILE:pbdlab>
           ${CMAKE_CURRENT_SOURCE_DIR}/apps/determinism_scenes)
-set_tests_properties(determinism PROPERTIES LABELS "integration;apps" TIMEOUT 600 ENVIRONMENT "${PBDLAB_TEST_ENVIRONMENT}")
+set_tests_properties(determinism PROPERTIES LABELS "integration;apps" TIMEOUT 600 COST 25 ENVIRONMENT "${PBDLAB_TEST_ENVIRONMENT}")

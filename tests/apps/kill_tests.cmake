@@ -7,5 +7,5 @@
 foreach(part run validate full_disk)
   add_test(NAME cli_kill_${part}
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/apps/cli_kill.sh ${part} $<TARGET_FILE:pbdlab>)
-  set_tests_properties(cli_kill_${part} PROPERTIES LABELS "integration;apps" TIMEOUT 240 ENVIRONMENT "${PBDLAB_TEST_ENVIRONMENT}")
+  set_tests_properties(cli_kill_${part} PROPERTIES LABELS "integration;apps" TIMEOUT 240 COST 15 ENVIRONMENT "${PBDLAB_TEST_ENVIRONMENT}")
 endforeach()

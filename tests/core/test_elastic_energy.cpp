@@ -14,7 +14,7 @@
 namespace pbdlab {
 namespace {
 
-MaterialSpec specFor(MaterialModel model) {
+MaterialSpec energyMaterial(MaterialModel model) {
   MaterialSpec spec;
   spec.model = model;
   spec.youngs_modulus = 1e5;
@@ -51,7 +51,7 @@ test::EnergyFunction elementEnergy(const ElasticEnergy& energy) {
 // both sides and still catches any wrong term (those give O(1) relative errors).
 TEST_P(ElementDerivatives, GradientAndHessianMatchFiniteDifferences) {
   const Mesh mesh = singleTet();
-  const ElasticEnergy energy(mesh, makeMaterial(specFor(GetParam())));
+  const ElasticEnergy energy(mesh, makeMaterial(energyMaterial(GetParam())));
   std::mt19937 rng(7);
   // Families: stretched/sheared, inverted (det < 0), near-degenerate (one direction squashed
   // to 1e-2 of its length). For fixed corotated the derivative does not exist where two
@@ -87,7 +87,7 @@ TEST_P(ElementDerivatives, GradientAndHessianMatchFiniteDifferences) {
 
 TEST_P(ElementDerivatives, ProjectedHessianIsPositiveSemidefinite) {
   const Mesh mesh = singleTet();
-  const ElasticEnergy energy(mesh, makeMaterial(specFor(GetParam())));
+  const ElasticEnergy energy(mesh, makeMaterial(energyMaterial(GetParam())));
   std::mt19937 rng(11);
   const Mat3 inverted = Vec3(1.0, 0.9, -0.6).asDiagonal();
   for (int sample = 0; sample < 10; ++sample) {
@@ -110,7 +110,7 @@ TEST_P(ElementDerivatives, ProjectedHessianIsPositiveSemidefinite) {
 // interior nodes' forces cancel (sum_e int P grad N_a = P times a closed surface integral);
 // their residual must be at round-off relative to a boundary node's force.
 void expectPatchTest(const Mesh& mesh, MaterialModel model) {
-  const ElasticEnergy energy(mesh, makeMaterial(specFor(model)));
+  const ElasticEnergy energy(mesh, makeMaterial(energyMaterial(model)));
   const std::vector<std::pair<std::string, Mat3>> maps = {
       {"stretch_shear", (Mat3() << 1.3, 0.2, 0.0, 0.1, 0.9, 0.05, -0.1, 0.0, 1.1).finished()},
       {"compress", Vec3(0.6, 0.7, 0.5).asDiagonal()},
@@ -200,7 +200,7 @@ TEST_P(ElementTypeDerivatives, GradientAndHessianMatchFiniteDifferences) {
   }
   mesh.source = "single " + elementTypeName(type);
   for (MaterialModel model : {MaterialModel::kStableNeoHookean, MaterialModel::kFixedCorotated}) {
-    const ElasticEnergy energy(mesh, makeMaterial(specFor(model)));
+    const ElasticEnergy energy(mesh, makeMaterial(energyMaterial(model)));
     std::mt19937 rng(29);
     for (const auto& [state, A] : std::vector<std::pair<std::string, Mat3>>{
              {"stretched", Vec3(1.3, 0.85, 1.1).asDiagonal()}, {"inverted", Vec3(1.1, 0.9, -0.7).asDiagonal()}}) {
@@ -231,9 +231,9 @@ TEST(ElasticEnergy, RejectsSurfacesButTakesPlaneTrianglesAsPlaneStrain) {
   mesh.rest_positions << 0, 0, 0, 1, 0, 0, 0, 1, 0.5;  // a triangle in 3D: the membrane term's
   mesh.elements.resize(1, 3);
   mesh.elements << 0, 1, 2;
-  EXPECT_THROW(ElasticEnergy(mesh, makeMaterial(specFor(MaterialModel::kStVenantKirchhoff))), std::invalid_argument);
+  EXPECT_THROW(ElasticEnergy(mesh, makeMaterial(energyMaterial(MaterialModel::kStVenantKirchhoff))), std::invalid_argument);
   mesh.rest_positions(2, 2) = 0.0;  // in the plane z = 0: a 2D mesh, plane strain
-  const ElasticEnergy plane(mesh, makeMaterial(specFor(MaterialModel::kStVenantKirchhoff)));
+  const ElasticEnergy plane(mesh, makeMaterial(energyMaterial(MaterialModel::kStVenantKirchhoff)));
   EXPECT_TRUE(plane.isPlaneStrain());
   EXPECT_DOUBLE_EQ(plane.restVolume(0), 0.5);  // area times unit thickness
 }
@@ -242,7 +242,7 @@ TEST(ElasticEnergy, AssembledGradientMatchesFiniteDifferencesOfAssembledEnergy) 
   BoxMeshRecipe recipe;
   recipe.cells = {2, 2, 2};
   const Mesh mesh = makeBoxMesh(recipe);
-  const ElasticEnergy energy(mesh, makeMaterial(specFor(MaterialModel::kStableNeoHookean)));
+  const ElasticEnergy energy(mesh, makeMaterial(energyMaterial(MaterialModel::kStableNeoHookean)));
   std::mt19937 rng(3);
   std::normal_distribution<double> normal(0.0, 0.05);
   Positions x = mesh.restPositionsFlat();
@@ -263,7 +263,7 @@ TEST(ElasticEnergy, AssembledGradientMatchesFiniteDifferencesOfAssembledEnergy) 
 
 TEST(ElasticEnergy, ColoringIsValid) {
   const Mesh mesh = makeBoxMesh(resBox(6));
-  const ElasticEnergy energy(mesh, makeMaterial(specFor(MaterialModel::kFixedCorotated)));
+  const ElasticEnergy energy(mesh, makeMaterial(energyMaterial(MaterialModel::kFixedCorotated)));
   EXPECT_TRUE(isValidElementColoring(mesh, energy.elementColoring()));
   int total = 0;
   for (int size : energy.elementColoring().sizes()) total += size;

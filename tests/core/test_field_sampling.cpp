@@ -12,12 +12,12 @@
 namespace pbdlab {
 namespace {
 
-struct Family {
+struct SamplingCase {
   BoxFamily family;
   int order;
 };
 
-class FieldSampling : public ::testing::TestWithParam<Family> {};
+class FieldSampling : public ::testing::TestWithParam<SamplingCase> {};
 
 TEST_P(FieldSampling, ReproducesALinearFieldAtRandomPoints) {
   BoxMeshRecipe recipe;
@@ -44,10 +44,10 @@ TEST_P(FieldSampling, ReproducesALinearFieldAtRandomPoints) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, FieldSampling,
-                         ::testing::Values(Family{BoxFamily::kFiveTet, 1}, Family{BoxFamily::kFiveTet, 2},
-                                           Family{BoxFamily::kFiveTet, 3}, Family{BoxFamily::kBiased, 1},
-                                           Family{BoxFamily::kHex, 1}, Family{BoxFamily::kPrism, 1},
-                                           Family{BoxFamily::kPyramid, 1}),
+                         ::testing::Values(SamplingCase{BoxFamily::kFiveTet, 1}, SamplingCase{BoxFamily::kFiveTet, 2},
+                                           SamplingCase{BoxFamily::kFiveTet, 3}, SamplingCase{BoxFamily::kBiased, 1},
+                                           SamplingCase{BoxFamily::kHex, 1}, SamplingCase{BoxFamily::kPrism, 1},
+                                           SamplingCase{BoxFamily::kPyramid, 1}),
                          [](const auto& info) {
                            return boxFamilyName(info.param.family) + "_order" + std::to_string(info.param.order);
                          });

@@ -23,18 +23,12 @@
 #include "tests/support/newton_solve.hpp"
 #include "tests/support/temporary_mesh_cache.hpp"
 #include "validation/scene.hpp"
+#include "tests/support/rubber.hpp"
 
 namespace pbdlab {
 namespace {
 
-MaterialSpec rubber() {
-  MaterialSpec spec;
-  spec.model = MaterialModel::kStableNeoHookean;
-  spec.youngs_modulus = 1e6;
-  spec.poisson_ratio = 0.3;
-  spec.density = 1000.0;
-  return spec;
-}
+using test::rubber;
 
 Mesh box(BoxFamily family, int order = 1, std::array<int, 3> cells = {4, 2, 2}, Vec3 size = Vec3(2, 1, 1)) {
   BoxMeshRecipe recipe;

@@ -23,6 +23,7 @@
 #include "core/materials/muscle.hpp"
 #include "core/materials/polar_svd.hpp"
 #include "tests/support/finite_difference.hpp"
+#include "tests/support/random_samples.hpp"
 
 namespace pbdlab {
 
@@ -97,16 +98,8 @@ MaterialSpec specFor(MaterialModel model, LameMapping mapping = LameMapping::kMa
   return spec;
 }
 
-Mat3 randomRotation(std::mt19937& rng) {
-  std::normal_distribution<double> normal;
-  Eigen::Quaterniond q(normal(rng), normal(rng), normal(rng), normal(rng));
-  q.normalize();
-  return q.toRotationMatrix();
-}
-
-double uniform(std::mt19937& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
+using test::randomRotation;
+using test::uniform;
 
 Mat3 withSingularValues(std::mt19937& rng, const Vec3& s) {
   return randomRotation(rng) * s.asDiagonal() * randomRotation(rng).transpose();

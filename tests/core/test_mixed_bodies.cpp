@@ -17,18 +17,12 @@
 #include "tests/support/newton_solve.hpp"
 #include "tests/support/temporary_mesh_cache.hpp"
 #include "validation/scene.hpp"
+#include "tests/support/rubber.hpp"
 
 namespace pbdlab {
 namespace {
 
-MaterialSpec rubber(double youngs_modulus = 1e6, double density = 1000.0) {
-  MaterialSpec spec;
-  spec.model = MaterialModel::kStableNeoHookean;
-  spec.youngs_modulus = youngs_modulus;
-  spec.poisson_ratio = 0.3;
-  spec.density = density;
-  return spec;
-}
+using test::rubber;
 
 Mesh box(BoxFamily family, const Vec3& origin, const Vec3& size, std::array<int, 3> cells) {
   BoxMeshRecipe recipe;

@@ -16,17 +16,14 @@
 #include <string>
 
 #include "core/materials/polar_svd.hpp"
+#include "tests/support/random_samples.hpp"
 
 namespace pbdlab {
 namespace {
 
 constexpr double kTol = 1e-12;
 
-Mat3 randomRotation(std::mt19937& rng) {
-  std::normal_distribution<double> normal;
-  Eigen::Quaterniond q(normal(rng), normal(rng), normal(rng), normal(rng));
-  return q.normalized().toRotationMatrix();
-}
+using test::randomRotation;
 
 Mat3 randomMatrix(std::mt19937& rng) {
   std::normal_distribution<double> normal;
@@ -35,9 +32,7 @@ Mat3 randomMatrix(std::mt19937& rng) {
   return F;
 }
 
-double uniform(std::mt19937& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
+using test::uniform;
 
 // det(F / |F|): the sign of det F without under- or overflow at extreme scales.
 double normalizedDeterminant(const Mat3& F) {
@@ -54,7 +49,7 @@ Vec3 referenceSigma(const Mat3& F) {
 }
 
 // The worst errors over a family, reported once per test.
-struct Worst {
+struct SvdWorst {
   double reconstruction = 0.0, orthogonality = 0.0, sigma = 0.0;
   int checked = 0;
   void print(const char* name) const {
@@ -64,7 +59,7 @@ struct Worst {
 };
 
 // Every clause of the contract for one F. Returns the SVD for further checks.
-RotationVariantSvd checkContract(const Mat3& F, const std::string& what, Worst& worst) {
+RotationVariantSvd checkContract(const Mat3& F, const std::string& what, SvdWorst& worst) {
   const RotationVariantSvd svd = rotationVariantSvd(F);
   const double norm = F.norm();
   const double scale = norm > 0.0 ? norm : 1.0;
@@ -96,7 +91,7 @@ RotationVariantSvd checkContract(const Mat3& F, const std::string& what, Worst& 
 }
 
 // R1 diag(s) R2^T with random rotations, and the plain diagonal and one-sided versions.
-void checkWithSingularValues(const Vec3& s, std::mt19937& rng, const std::string& what, Worst& worst,
+void checkWithSingularValues(const Vec3& s, std::mt19937& rng, const std::string& what, SvdWorst& worst,
                              double scale = 1.0) {
   const Mat3 D = scale * s.asDiagonal().toDenseMatrix();
   checkContract(D, what + " (diagonal)", worst);
@@ -112,7 +107,7 @@ void checkWithSingularValues(const Vec3& s, std::mt19937& rng, const std::string
 TEST(PolarSvd, RandomMatricesAtThreeScales) {
   std::mt19937 rng(101u);
   for (double scale : {1.0, 1e-3, 1e3}) {
-    Worst worst;
+    SvdWorst worst;
     int inverted = 0;
     for (int n = 0; n < 3000; ++n) {
       const Mat3 F = scale * randomMatrix(rng);
@@ -128,7 +123,7 @@ TEST(PolarSvd, RandomMatricesAtThreeScales) {
 
 TEST(PolarSvd, RotationsAndReflectionsThroughTheOrigin) {
   std::mt19937 rng(102u);
-  Worst worst;
+  SvdWorst worst;
   for (int n = 0; n < 500; ++n) {
     const Mat3 R = randomRotation(rng);
     const RotationVariantSvd svd = checkContract(R, "rotation", worst);
@@ -143,7 +138,7 @@ TEST(PolarSvd, RotationsAndReflectionsThroughTheOrigin) {
 
 TEST(PolarSvd, RepeatedSingularValues) {
   std::mt19937 rng(103u);
-  Worst worst;
+  SvdWorst worst;
   for (int n = 0; n < 300; ++n) {
     const double a = uniform(rng, 0.2, 3.0);
     checkWithSingularValues(Vec3(a, a, a), rng, "all three equal", worst);
@@ -156,7 +151,7 @@ TEST(PolarSvd, RepeatedSingularValues) {
 
 TEST(PolarSvd, NearlyRepeatedSingularValues) {
   std::mt19937 rng(104u);
-  Worst worst;
+  SvdWorst worst;
   for (double d : {1e-8, -1e-8, 1e-12, 1e-6}) {
     for (int n = 0; n < 200; ++n) {
       const double a = uniform(rng, 0.5, 1.5);
@@ -171,7 +166,7 @@ TEST(PolarSvd, NearlyRepeatedSingularValues) {
 
 TEST(PolarSvd, InvertedOneOrThreeNegative) {
   std::mt19937 rng(105u);
-  Worst worst;
+  SvdWorst worst;
   for (int n = 0; n < 500; ++n) {
     Vec3 s(uniform(rng, 0.2, 2.0), uniform(rng, 0.2, 2.0), uniform(rng, 0.2, 2.0));
     Vec3 one = s;
@@ -187,7 +182,7 @@ TEST(PolarSvd, InvertedOneOrThreeNegative) {
 
 TEST(PolarSvd, RankDeficientAndZero) {
   std::mt19937 rng(106u);
-  Worst worst;
+  SvdWorst worst;
   for (int n = 0; n < 500; ++n) {
     const double a = uniform(rng, 0.2, 2.0), b = uniform(rng, 0.2, 2.0);
     checkWithSingularValues(Vec3(a, b, 0.0), rng, "rank 2", worst);
@@ -212,7 +207,7 @@ TEST(PolarSvd, RankDeficientAndZero) {
 // eps sigma_1^2 / sigma_i^2; the reconstruction of the small part must still be exact.
 TEST(PolarSvd, GradedSingularValues) {
   std::mt19937 rng(107u);
-  Worst worst;
+  SvdWorst worst;
   for (int n = 0; n < 300; ++n) {
     checkWithSingularValues(Vec3(1.0, 1e-6, 1e-9), rng, "graded 1, 1e-6, 1e-9", worst);
     checkWithSingularValues(Vec3(1.0, 1e-4, -1e-8), rng, "graded inverted", worst);
@@ -223,7 +218,7 @@ TEST(PolarSvd, GradedSingularValues) {
 
 TEST(PolarSvd, TinyAndHugeScales) {
   std::mt19937 rng(108u);
-  Worst worst;
+  SvdWorst worst;
   for (double scale : {1e-3, 1e3, 1e-150, 1e150}) {
     for (int n = 0; n < 300; ++n) {
       char what_buffer[32];
@@ -241,7 +236,7 @@ TEST(PolarSvd, TinyAndHugeScales) {
 // changes sign (polar_svd.hpp); on either side the SVD itself must be exact.
 TEST(PolarSvd, AcrossTheSetWhereTheRotationJumps) {
   std::mt19937 rng(109u);
-  Worst worst;
+  SvdWorst worst;
   const Mat3 flip = Vec3(1.0, -1.0, -1.0).asDiagonal();
   for (double d : {1e-6, -1e-6, 1e-8, -1e-8}) {
     for (int n = 0; n < 300; ++n) {

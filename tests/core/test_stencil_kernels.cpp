@@ -23,6 +23,7 @@
 #include "core/terms/membrane_kernel.hpp"
 #include "core/terms/point_triangle.hpp"
 #include "tests/support/finite_difference.hpp"
+#include "tests/support/random_samples.hpp"
 
 namespace pbdlab {
 namespace {
@@ -30,11 +31,7 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kSamples = 25;
 
-Mat3 randomRotation(std::mt19937& rng) {
-  std::normal_distribution<double> normal;
-  Eigen::Quaterniond q(normal(rng), normal(rng), normal(rng), normal(rng));
-  return q.normalized().toRotationMatrix();
-}
+using test::randomRotation;
 
 Vec3 randomVec3(std::mt19937& rng, double scale) {
   std::uniform_real_distribution<double> uniform(-scale, scale);
@@ -43,13 +40,13 @@ Vec3 randomVec3(std::mt19937& rng, double scale) {
 
 double uniformIn(std::mt19937& rng, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); }
 
-double minEigenvalue(const Eigen::MatrixXd& H) {
+double smallestEigenvalue(const Eigen::MatrixXd& H) {
   const Eigen::MatrixXd symmetric = 0.5 * (H + H.transpose());
   return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(symmetric).eigenvalues().minCoeff();
 }
 
 // The worst errors of a family of finite-difference checks.
-struct Worst {
+struct KernelWorst {
   double gradient = 0.0;
   double hessian = 0.0;
   void add(const test::FiniteDifferenceErrors& e) {
@@ -58,7 +55,7 @@ struct Worst {
   }
 };
 
-void reportWorst(const std::string& what, const Worst& worst) {
+void reportWorst(const std::string& what, const KernelWorst& worst) {
   ::testing::Test::RecordProperty(what + "_gradient", std::to_string(worst.gradient));
   ::testing::Test::RecordProperty(what + "_hessian", std::to_string(worst.hessian));
   std::printf("[ measured ] %s: gradient %.2e, Hessian %.2e\n", what.c_str(), worst.gradient, worst.hessian);
@@ -80,13 +77,13 @@ constexpr double kLambda = 4.0;
 //   turned over              gradient 1.6e-9   Hessian 1.7e-9
 //   equal singular values    gradient 1.4e-9   Hessian 1.6e-9
 //   near J = 0 (s2 = 1e-2)   gradient 7.6e-9   Hessian 2.1e-8  (truncation ~ (h |G| / s2)^2)
-// kFdTolerance 1e-7 is 60x above the regular families' worst; near J = 0 the tolerance is
+// kKernelFdTolerance 1e-7 is 60x above the regular families' worst; near J = 0 the tolerance is
 // 1e-6 (48x). A wrong term is far above either: with the sign of 4 mu/(s1 + s2) in the
 // rotation-twist eigenvalue flipped the Hessian error is 0.3-0.4, with lambda (J - 1) s2
 // dropped from psi_1 the gradient error is 0.2-0.4, with the symmetric-twist eigenvalue
 // 2 mu + lambda (J - 1) the Hessian error is 0.1-0.3.
-constexpr double kFdStep = 1e-6;
-constexpr double kFdTolerance = 1e-7;
+constexpr double kKernelFdStep = 1e-6;
+constexpr double kKernelFdTolerance = 1e-7;
 constexpr double kFdToleranceNearSingular = 1e-6;
 
 // A random rest triangle whose smallest height is at least 0.3 of its longest edge, with its
@@ -252,9 +249,9 @@ TEST_P(MembraneFiniteDifferences, GradientAndTrueHessian) {
   const MembraneFamily family = GetParam().family;
   std::mt19937 rng(100 + static_cast<int>(family));
   test::FiniteDifferenceOptions options;
-  options.step = kFdStep;
-  options.tolerance = family == MembraneFamily::kNearZeroArea ? kFdToleranceNearSingular : kFdTolerance;
-  Worst worst;
+  options.step = kKernelFdStep;
+  options.tolerance = family == MembraneFamily::kNearZeroArea ? kFdToleranceNearSingular : kKernelFdTolerance;
+  KernelWorst worst;
   for (int k = 0; k < kSamples; ++k) {
     const RestTriangle T = randomRestTriangle(rng);
     const Vec3 t = randomVec3(rng, 1.0);
@@ -339,11 +336,11 @@ TEST(Membrane, ProjectedHessianIsPsdAndTouchesOnlyNegativeModes) {
     membraneTerms(T.rest, kMu, kLambda, x, nullptr, nullptr, &H, HessianKind::kTrue);
     membraneTerms(T.rest, kMu, kLambda, x, nullptr, nullptr, &Hp, HessianKind::kProjected);
     const double scale = H.norm();
-    EXPECT_GE(minEigenvalue(Hp), -1e-12 * scale);
-    EXPECT_GE(minEigenvalue(Hp - H), -1e-12 * scale);
+    EXPECT_GE(smallestEigenvalue(Hp), -1e-12 * scale);
+    EXPECT_GE(smallestEigenvalue(Hp - H), -1e-12 * scale);
     // PSD up to round-off (the three translations are exact zero modes of both) or clearly
     // indefinite; the band between is not classified.
-    const double min_eigenvalue = minEigenvalue(H);
+    const double min_eigenvalue = smallestEigenvalue(H);
     if (min_eigenvalue >= -1e-12 * scale) {
       ++unchanged_cases;
       EXPECT_LT((Hp - H).norm(), 1e-12 * scale);
@@ -378,7 +375,7 @@ TEST(Membrane, ApproximateHessianIsPbngSection81) {
       for (int b = 0; b < 3; ++b) BtB.block<3, 3>(3 * a, 3 * b) = GGt(a, b) * Mat3::Identity();
     EXPECT_LT((H_mu - 2.0 * T.rest.area * BtB).norm(), 1e-12 * H_mu.norm());
     membraneTerms(T.rest, kMu, kLambda, x, nullptr, nullptr, &H, HessianKind::kApproximate);
-    EXPECT_GE(minEigenvalue(H), -1e-12 * H.norm());
+    EXPECT_GE(smallestEigenvalue(H), -1e-12 * H.norm());
   }
 }
 
@@ -509,7 +506,7 @@ TEST_P(HingeFiniteDifferences, AngleAndEnergy) {
   test::FiniteDifferenceOptions options;
   options.step = 1e-6;
   options.tolerance = family == HingeFamily::kThinWing ? kHingeToleranceThin : kHingeTolerance;
-  Worst worst_theta, worst_energy;
+  KernelWorst worst_theta, worst_energy;
   int sampled = 0;
   while (sampled < kSamples) {
     Vec12 x;
@@ -593,9 +590,9 @@ TEST(Hinge, HessianKinds) {
     const Mat12 rank_one = kBendingStiffness * dtheta * dtheta.transpose();
     EXPECT_LT((Ha - rank_one).norm(), 1e-14 * rank_one.norm());
     EXPECT_LT((H - rank_one - kBendingStiffness * theta * d2theta).norm(), 1e-13 * H.norm());
-    EXPECT_GE(minEigenvalue(Ha), -1e-12 * Ha.norm());
-    EXPECT_GE(minEigenvalue(Hp), -1e-12 * H.norm());
-    if (minEigenvalue(H) >= -1e-12 * H.norm()) {
+    EXPECT_GE(smallestEigenvalue(Ha), -1e-12 * Ha.norm());
+    EXPECT_GE(smallestEigenvalue(Hp), -1e-12 * H.norm());
+    if (smallestEigenvalue(H) >= -1e-12 * H.norm()) {
       EXPECT_LT((Hp - H).norm(), 1e-12 * H.norm());
     }
   }
@@ -710,7 +707,7 @@ TEST(Colliders, Plane) {
     EXPECT_EQ(H.norm(), 0.0);
     expectClosestPointConsistent(plane, x);
   }
-  reportWorst("plane", Worst{worst, 0.0});
+  reportWorst("plane", KernelWorst{worst, 0.0});
 }
 
 TEST(Colliders, Sphere) {
@@ -729,7 +726,7 @@ TEST(Colliders, Sphere) {
 
   test::FiniteDifferenceOptions options;
   options.tolerance = kColliderTolerance;
-  Worst worst;
+  KernelWorst worst;
   for (int k = 0; k < kColliderPoints; ++k) {
     const Vec3 x = randomVec3(rng, 2.5);
     if ((x - sphere.center).norm() < kColliderMargin) continue;
@@ -805,7 +802,7 @@ TEST(Colliders, SphereNearItsCentre) {
   const SphereCollider sphere = makeSphereCollider(Vec3(0.3, -0.2, 0.1), 0.8);
   test::FiniteDifferenceOptions options;
   options.tolerance = kColliderToleranceNear;
-  Worst worst;
+  KernelWorst worst;
   for (int k = 0; k < kColliderPoints; ++k) {
     const Vec3 x = sphere.center + uniformIn(rng, 0.01, 0.03) * randomVec3(rng, 1.0).normalized();
     test::FiniteDifferenceErrors errors;
@@ -824,7 +821,7 @@ TEST(Colliders, BoxFiniteDifferencesAwayFromKinksAndMedialSet) {
     test::FiniteDifferenceOptions options;
     options.step = step;
     options.tolerance = band.tolerance;
-    Worst worst;
+    KernelWorst worst;
     int regions[4] = {0, 0, 0, 0};  // inside, face, edge, corner (by active axes)
     for (int k = 0; k < 40 * kColliderPoints; ++k) {
       const Vec3 x = box.center + Vec3(uniformIn(rng, -2.5, 2.5), uniformIn(rng, -2.0, 2.0), uniformIn(rng, -2.2, 2.2));

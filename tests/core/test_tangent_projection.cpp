@@ -9,14 +9,12 @@
 
 #include "core/materials/material.hpp"
 #include "core/materials/tangent_projection.hpp"
+#include "tests/support/random_samples.hpp"
 
 namespace pbdlab {
 namespace {
 
-Mat3 randomRotation(std::mt19937& rng) {
-  std::normal_distribution<double> normal;
-  return Eigen::Quaterniond(normal(rng), normal(rng), normal(rng), normal(rng)).normalized().toRotationMatrix();
-}
+using test::randomRotation;
 
 class TangentProjection : public ::testing::TestWithParam<MaterialModel> {};
 

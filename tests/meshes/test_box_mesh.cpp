@@ -14,15 +14,12 @@
 #include "core/fem/mesh.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_session.hpp"
+#include "mesh_checks.hpp"
 
 namespace pbdlab {
 namespace {
 
-double totalVolume(const Mesh& mesh) {
-  double total = 0;
-  for (double v : restVolumes(mesh)) total += v;
-  return total;
-}
+using test::totalVolume;
 
 void expectAllPositive(const Mesh& mesh) {
   for (int e = 0; e < mesh.numElements(); ++e) {
@@ -90,7 +87,7 @@ void expectConforming(const Mesh& mesh, const BoxMeshRecipe& recipe) {
   EXPECT_TRUE(faces.boundary_on_box_surface) << recipe.describe();
 }
 
-BoxMeshRecipe slab(BoxFamily family) {
+BoxMeshRecipe slabRecipe(BoxFamily family) {
   BoxMeshRecipe recipe;
   recipe.origin = Vec3(-1.0, 0.5, 2.0);
   recipe.size = Vec3(4.0, 1.0, 1.0);
@@ -178,7 +175,7 @@ TEST(BoxMesh, Res32CountsVolumeConformity) {
 }
 
 TEST(BoxMesh, FiveSplitNonCubicBox) {
-  const BoxMeshRecipe recipe = slab(BoxFamily::kFiveTet);
+  const BoxMeshRecipe recipe = slabRecipe(BoxFamily::kFiveTet);
   const Mesh mesh = makeBoxMesh(recipe);
   EXPECT_EQ(mesh.numNodes(), 9 * 3 * 3);
   EXPECT_EQ(mesh.numElements(), 5 * 8 * 2 * 2);
@@ -194,7 +191,7 @@ TEST(BoxMesh, FiveSplitNonCubicBox) {
 }
 
 TEST(BoxMesh, GmshSixSplit) {
-  const BoxMeshRecipe recipe = slab(BoxFamily::kGmshSix);
+  const BoxMeshRecipe recipe = slabRecipe(BoxFamily::kGmshSix);
   const Mesh mesh = makeBoxMesh(recipe);
   EXPECT_EQ(mesh.numNodes(), 9 * 3 * 3);
   EXPECT_EQ(mesh.numElements(), 6 * 8 * 2 * 2);
@@ -226,7 +223,7 @@ TEST(BoxMesh, SingleCell) {
 
 TEST(BoxMesh, NodeSets) {
   for (BoxFamily family : {BoxFamily::kFiveTet, BoxFamily::kGmshSix}) {
-    const BoxMeshRecipe recipe = slab(family);
+    const BoxMeshRecipe recipe = slabRecipe(family);
     const Mesh mesh = makeBoxMesh(recipe);
     const int nx = recipe.cells[0], ny = recipe.cells[1], nz = recipe.cells[2];
     EXPECT_EQ(mesh.node_sets.at("x-min").size(), static_cast<std::size_t>((ny + 1) * (nz + 1)));
@@ -243,7 +240,7 @@ TEST(BoxMesh, NodeSets) {
 }
 
 TEST(BoxMesh, NodesLieOnTheGrid) {
-  const BoxMeshRecipe recipe = slab(BoxFamily::kFiveTet);
+  const BoxMeshRecipe recipe = slabRecipe(BoxFamily::kFiveTet);
   const Mesh mesh = makeBoxMesh(recipe);
   for (int n = 0; n < mesh.numNodes(); ++n) {
     for (int d = 0; d < 3; ++d) {
@@ -255,7 +252,7 @@ TEST(BoxMesh, NodesLieOnTheGrid) {
 
 TEST(BoxMesh, Deterministic) {
   for (BoxFamily family : {BoxFamily::kFiveTet, BoxFamily::kGmshSix}) {
-    const BoxMeshRecipe recipe = slab(family);
+    const BoxMeshRecipe recipe = slabRecipe(family);
     const Mesh a = makeBoxMesh(recipe);
     const Mesh b = makeBoxMesh(recipe);
     EXPECT_EQ(a.rest_positions, b.rest_positions);

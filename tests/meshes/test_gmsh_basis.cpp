@@ -10,42 +10,39 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "core/fem/reference_element.hpp"
+#include "meshes/gmsh_session.hpp"
 
 namespace pbdlab {
 namespace {
 
 int ompThreads() { return omp_get_max_threads(); }
-void setOmpThreads(int n) { omp_set_num_threads(n); }
 
-// One Gmsh session for the whole test program. gmsh::initialize resets the OpenMP thread
-// count to General.NumThreads and does not restore it (TOOLCHAIN.md): save it before and
-// restore it after initialize and finalize. No config files, no terminal output.
+// One Gmsh session per test suite, through pbdlab's guard (meshes/gmsh_session.hpp): the
+// other mesh tests of this executable check what the outermost session does, so none may be
+// open around them. gmsh::initialize resets the OpenMP thread count to General.NumThreads
+// (TOOLCHAIN.md); the guard restores it, which the last test checks.
 int g_threads_before_gmsh = 0;  // the count before gmsh::initialize, for the test below
 
-class GmshEnvironment : public ::testing::Environment {
+std::optional<GmshSession>& suiteSession() {
+  static std::optional<GmshSession> session;
+  return session;
+}
+
+template <class Base>
+class WithGmshSession : public Base {
  public:
-  void SetUp() override {
-    saved_threads_ = g_threads_before_gmsh = ompThreads();
-    gmsh::initialize(0, nullptr, /*readConfigFiles=*/false);
-    gmsh::option::setNumber("General.Terminal", 0);
-    gmsh::option::setNumber("General.Verbosity", 0);
-    setOmpThreads(saved_threads_);
+  static void SetUpTestSuite() {
+    g_threads_before_gmsh = ompThreads();
+    suiteSession().emplace();
   }
-  void TearDown() override {
-    gmsh::finalize();
-    setOmpThreads(saved_threads_);
-  }
-
- private:
-  int saved_threads_ = 1;
+  static void TearDownTestSuite() { suiteSession().reset(); }
 };
-
-const ::testing::Environment* const kGmsh = ::testing::AddGlobalTestEnvironment(new GmshEnvironment);
 
 struct GmshProperties {
   std::string name;
@@ -65,7 +62,7 @@ GmshProperties properties(int gmsh_type) {
   return p;
 }
 
-class GmshBasis : public ::testing::TestWithParam<ElementType> {};
+class GmshBasis : public WithGmshSession<::testing::TestWithParam<ElementType>> {};
 
 TEST_P(GmshBasis, LocalNodeCoordinatesMatchInOrder) {
   const ElementType type = GetParam();
@@ -139,7 +136,9 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, GmshBasis, ::testing::ValuesIn(allElementType
 // edge order: the second-order ones at the midpoints (edge order), the third-order ones at 1/3
 // and 2/3 from the edge's first corner (edge direction; Gmsh 4.8 has no third-order prism in
 // getElementProperties, so the prism's edge directions are not checked).
-TEST(GmshTopology, CornerEdgesFollowGmshEdgeNodes) {
+class GmshTopology : public WithGmshSession<::testing::Test> {};
+
+TEST_F(GmshTopology, CornerEdgesFollowGmshEdgeNodes) {
   struct Case {
     ElementType type;
     int second_order;  // Gmsh type codes
@@ -172,7 +171,7 @@ TEST(GmshTopology, CornerEdgesFollowGmshEdgeNodes) {
 // Face order: the face nodes of Gmsh's tet20 and hex27 (one per face), of the prism18 (one
 // per quadrilateral face) and of the pyramid30 (one per triangular face, then the base's) lie
 // at the centroids of cornerFaces() in order.
-TEST(GmshTopology, CornerFacesFollowGmshFaceNodes) {
+TEST_F(GmshTopology, CornerFacesFollowGmshFaceNodes) {
   auto centroid = [](const ReferenceElement& ref, const std::vector<int>& face) {
     Vec3 c = Vec3::Zero();
     for (int k : face) c += ref.nodeCoordinates()[static_cast<std::size_t>(k)];
@@ -212,8 +211,8 @@ TEST(GmshTopology, CornerFacesFollowGmshFaceNodes) {
   }
 }
 
-TEST(GmshTopology, TheSessionKeepsTheOpenMpThreadCount) {
-  // gmsh::initialize set the count to General.NumThreads; the environment put it back.
+TEST_F(GmshTopology, TheSessionKeepsTheOpenMpThreadCount) {
+  // gmsh::initialize set the count to General.NumThreads; the session guard put it back.
   EXPECT_EQ(ompThreads(), g_threads_before_gmsh);
   double terminal = -1;
   gmsh::option::getNumber("General.Terminal", terminal);  // the session is alive and quiet

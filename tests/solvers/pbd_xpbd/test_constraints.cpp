@@ -22,6 +22,7 @@
 #include "solvers/pbd_xpbd/element_constraint.hpp"
 #include "tests/support/finite_difference.hpp"
 #include "tests/support/mapped_positions.hpp"
+#include "tests/support/random_samples.hpp"
 
 namespace pbdlab {
 namespace {
@@ -60,12 +61,9 @@ Mesh oneCell(BoxFamily family, int order) {
   return makeBoxMesh(recipe);
 }
 
-Mat3 randomRotation(std::mt19937& rng) {
-  std::normal_distribution<double> normal(0.0, 1.0);
-  return Eigen::Quaterniond(normal(rng), normal(rng), normal(rng), normal(rng)).normalized().toRotationMatrix();
-}
+using test::randomRotation;
 
-struct State {
+struct DeformationSample {
   std::string name;
   Mat3 A;
   double noise;
@@ -75,7 +73,7 @@ struct State {
 // Random stretch/shear (stretched along the muscle's fibre x), inverted, near C = 0 (eps = 0,
 // a rotation perturbed by 1e-3), near sigma_2 + sigma_3 = 0 (inverted, 0.05 away), dilated
 // and compressed (rotated s I).
-std::vector<State> states(std::mt19937& rng) {
+std::vector<DeformationSample> states(std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-0.25, 0.25);
   Mat3 random_stretch = Mat3::Identity();
   for (int i = 0; i < 3; ++i)
@@ -119,7 +117,7 @@ TEST_P(ConstraintDerivatives, GradientMatchesFiniteDifferences) {
     for (int a = 0; a < n; ++a) x.segment<3>(3 * mesh.elements(e, a)) = local.segment<3>(3 * a);
     return x;
   };
-  for (const State& state : states(rng)) {
+  for (const DeformationSample& state : states(rng)) {
     const Positions all = test::mappedPositions(mesh, state.A, rng, state.noise);
     VecX x0(3 * n);
     for (int a = 0; a < n; ++a) x0.segment<3>(3 * a) = all.segment<3>(3 * mesh.elements(e, a));
