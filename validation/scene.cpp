@@ -378,19 +378,42 @@ void parseInitialState(const Reader& in, const json& doc, Problem& problem, json
   if (!doc.contains("initial_state")) return;
   const std::string at = "/initial_state";
   const json& value = in.object(doc["initial_state"], at);
-  in.onlyKeys(value, at, {"linear_map", "fixed_point"}, "of initial_state");
-  const json& rows = in.array(in.required(value, "linear_map", at), at + "/linear_map");
-  if (rows.size() != 3) in.fail(at + "/linear_map", "must have 3 rows of 3 numbers, got " + std::to_string(rows.size()) + " rows");
-  for (int r = 0; r < 3; ++r) {
-    const std::vector<double> row = in.numbers(rows[r], jsonPointerChild(at + "/linear_map", r), 3);
-    for (int c = 0; c < 3; ++c) problem.initial_map(r, c) = row[c];
+  in.onlyKeys(value, at, {"linear_map", "fixed_point", "velocity", "angular_velocity", "spin_center"},
+              "of initial_state");
+  if (value.contains("linear_map")) {
+    const json& rows = in.array(value["linear_map"], at + "/linear_map");
+    if (rows.size() != 3)
+      in.fail(at + "/linear_map", "must have 3 rows of 3 numbers, got " + std::to_string(rows.size()) + " rows");
+    for (int r = 0; r < 3; ++r) {
+      const std::vector<double> row = in.numbers(rows[r], jsonPointerChild(at + "/linear_map", r), 3);
+      for (int c = 0; c < 3; ++c) problem.initial_map(r, c) = row[c];
+    }
+    const double det = problem.initial_map.determinant();
+    if (!(std::abs(det) > 1e-12))
+      in.fail(at + "/linear_map", "is singular (det " + std::to_string(det) + "): it would collapse every element");
+    out["linear_map"] = rows;
+  } else if (value.contains("fixed_point")) {
+    in.fail(at + "/fixed_point", "is the fixed point of linear_map, which is not given");
   }
-  const double det = problem.initial_map.determinant();
-  if (!(std::abs(det) > 1e-12))
-    in.fail(at + "/linear_map", "is singular (det " + std::to_string(det) + "): it would collapse every element");
   if (value.contains("fixed_point")) problem.initial_map_fixed_point = in.vec3(value["fixed_point"], at + "/fixed_point");
-  out["linear_map"] = rows;
   out["fixed_point"] = toJson(problem.initial_map_fixed_point);
+  // v0 = u + w x (x0 - c): a uniform velocity and a rigid spin about c (Problem).
+  if (value.contains("velocity")) problem.initial_velocity = in.vec3(value["velocity"], at + "/velocity");
+  if (value.contains("angular_velocity"))
+    problem.initial_angular_velocity = in.vec3(value["angular_velocity"], at + "/angular_velocity");
+  if (value.contains("spin_center")) {
+    if (!value.contains("angular_velocity"))
+      in.fail(at + "/spin_center", "is the centre of angular_velocity's spin, which is not given");
+    problem.initial_spin_center = in.vec3(value["spin_center"], at + "/spin_center");
+  }
+  if (value.contains("velocity") || value.contains("angular_velocity")) {
+    if (problem.time.integrator == Integrator::kQuasistatic)
+      in.fail(at + (value.contains("velocity") ? "/velocity" : "/angular_velocity"),
+              "needs time.integrator 'backward_euler': a quasistatic step has no velocity");
+    out["velocity"] = toJson(problem.initial_velocity);
+    out["angular_velocity"] = toJson(problem.initial_angular_velocity);
+    out["spin_center"] = toJson(problem.initial_spin_center);
+  }
 }
 
 TimeStepping parseTime(const Reader& in, const json& doc, json& out) {

@@ -141,6 +141,12 @@ class Problem {
   // (the high-order paper's flattened bunny, Fig. 11).
   Mat3 initial_map = Mat3::Identity();
   Vec3 initial_map_fixed_point = Vec3::Zero();
+  // The velocity at t = 0 of the node at x0: v0 = u + w x (x0 - c), a uniform velocity u plus
+  // a rigid spin w about the point c (the multi-layer paper's spinning box, Fig. 9a), zero on
+  // prescribed DOFs. Zero by default; backward Euler only (a quasistatic step has none).
+  Vec3 initial_velocity = Vec3::Zero();
+  Vec3 initial_angular_velocity = Vec3::Zero();
+  Vec3 initial_spin_center = Vec3::Zero();
 
   // Validates and precomputes (bodies, masses, free DOFs, external forces, energy terms).
   // Throws InputError naming `source` (the scene file) and the offending field.

@@ -1,5 +1,6 @@
 #include "core/solver/solver.hpp"
 
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,12 @@ State initialState(const Problem& problem) {
       state.x.segment<3>(3 * i) = p + problem.initial_map * (state.x.segment<3>(3 * i) - p);
   }
   state.v = VecX::Zero(state.x.size());
+  if (!problem.initial_velocity.isZero(0.0) || !problem.initial_angular_velocity.isZero(0.0)) {
+    for (int i = 0; i < problem.numNodes(); ++i)
+      state.v.segment<3>(3 * i) = problem.initial_velocity +
+                                  problem.initial_angular_velocity.cross(state.x.segment<3>(3 * i) - problem.initial_spin_center);
+    for (int dof : problem.fixedDofs()) state.v[dof] = 0.0;
+  }
   problem.applyDirichlet(state.x, 0.0);
   return state;
 }

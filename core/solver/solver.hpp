@@ -25,7 +25,8 @@ struct State {
   double t = 0.0;
 };
 // The rest shape mapped by the problem's initial_map (identity by default), with the boundary
-// values at t = 0; zero velocity.
+// values at t = 0; the problem's initial velocity field (zero by default) at the mapped
+// positions, zero on prescribed DOFs.
 State initialState(const Problem& problem);
 
 // Whichever limit comes first ends the step.

@@ -187,6 +187,32 @@ TEST(Scene, InitialStateMapsTheRestShapeThenTheBoundary) {
             parseScene(minimalScene(), "rest.json").problem.mesh.restPositionsFlat());
 }
 
+// initial_state's velocity field, v0 = u + w x (x0 - c) at the mapped positions, zero on the
+// clamped DOFs: a spin about the cube's axis plus a drift (the multi-layer paper's spinning box).
+TEST(Scene, InitialVelocityIsADriftPlusARigidSpin) {
+  json document = minimalScene();
+  document["time"] = json::parse(R"({"integrator": "backward_euler", "dt": 0.01, "steps": 1})");
+  document["dirichlet"] = json::parse(R"([{"node_set": "y-min"}])");
+  document["initial_state"] =
+      json::parse(R"({"velocity": [0, 0, 0.5], "angular_velocity": [0, 2, 0], "spin_center": [0.5, 0, 0.5]})");
+  const Scene scene = parseScene(document, "spin.json");
+  EXPECT_EQ(parseScene(scene.resolved, "again.json").resolved, scene.resolved);
+  const State state = initialState(scene.problem);
+  const Vec3 u(0, 0, 0.5), w(0, 2, 0), c(0.5, 0, 0.5);
+  int clamped = 0;
+  for (int i = 0; i < scene.problem.numNodes(); ++i) {
+    const Vec3 X = scene.problem.mesh.restPosition(i);
+    const Vec3 v = state.v.segment<3>(3 * i);
+    if (X.y() == 0.0) {
+      EXPECT_EQ(v, Vec3::Zero()) << "node " << i;
+      ++clamped;
+      continue;
+    }
+    EXPECT_LT((v - (u + w.cross(X - c))).norm(), 1e-15) << "node " << i;
+  }
+  EXPECT_EQ(clamped, 9);
+}
+
 // "node_sets" adds sets by region: the nodes whose rest position lies in a closed box (the
 // base a curved mesh is clamped by); Dirichlet conditions use them like the mesh's own sets.
 TEST(Scene, RegionNodeSetHoldsTheNodesInItsBox) {
@@ -400,7 +426,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"initial_map_singular", kMin, "/initial_state", "{\"linear_map\": [[1, 0, 0], [0, 0, 0], [0, 0, 1]]}",
                 "/initial_state/linear_map"},
         BadCase{"initial_map_missing", kMin, "/initial_state", "{\"fixed_point\": [0, 0, 0]}",
-                "/initial_state/linear_map"},
+                "/initial_state/fixed_point"},
+        BadCase{"initial_velocity_nan", kMin, "/initial_state", "{\"velocity\": [0, \"NaN\", 0]}",
+                "/initial_state/velocity/1"},
+        BadCase{"initial_velocity_two_numbers", kMin, "/initial_state", "{\"velocity\": [0, 1]}",
+                "/initial_state/velocity"},
+        BadCase{"initial_velocity_quasistatic", kMin, "/initial_state", "{\"velocity\": [0, 1, 0]}",
+                "/initial_state/velocity"},
+        BadCase{"initial_spin_quasistatic", kMin, "/initial_state", "{\"angular_velocity\": [0, 0, 3]}",
+                "/initial_state/angular_velocity"},
+        BadCase{"initial_spin_center_alone", kMin, "/initial_state", "{\"spin_center\": [0, 0, 0]}",
+                "/initial_state/spin_center"},
         BadCase{"initial_state_unknown_key", kMin, "/initial_state", "{\"linear_map\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"offset\": 1}",
                 "/initial_state/offset"},
         BadCase{"region_set_empty", kMin, "/node_sets", R"([{"name": "none", "box": {"min": [5, 5, 5], "max": [6, 6, 6]}}])",
