@@ -15,18 +15,12 @@
 #include "meshes/gmsh_meshes.hpp"
 #include "reference/newton.hpp"
 #include "tests/support/newton_solve.hpp"
+#include "tests/support/rubber.hpp"
 
 namespace pbdlab {
 namespace {
 
-MaterialSpec rubber(double youngs_modulus = 1e5, double density = 1000.0) {
-  MaterialSpec spec;
-  spec.model = MaterialModel::kStableNeoHookean;
-  spec.youngs_modulus = youngs_modulus;
-  spec.poisson_ratio = 0.3;
-  spec.density = density;
-  return spec;
-}
+using test::rubber;
 
 using test::solveWithNewton;
 
@@ -145,7 +139,7 @@ TEST(PlaneStrain, PatchTestOnAnUnstructuredMesh) {
                               MaterialModel::kStableNeoHookean, MaterialModel::kStVenantKirchhoff}) {
     Problem problem;
     problem.mesh = mesh;
-    problem.material = rubber();
+    problem.material = rubber(1e5);
     problem.material.model = model;
     problem.finalize("patch");
     ASSERT_TRUE(problem.isPlaneStrain());
@@ -489,9 +483,9 @@ Problem overlappingCubes(double overlap, bool collisions = true) {
   Problem problem;
   BoxMeshRecipe box;
   box.cells = {2, 2, 2};
-  problem.bodies.push_back({"left", makeBoxMesh(box), rubber(), {}, {}});
+  problem.bodies.push_back({"left", makeBoxMesh(box), rubber(1e5), {}, {}});
   box.origin = Vec3(1.0 - overlap, 0.1, 0.1);  // offset in y and z: vertices land inside faces
-  problem.bodies.push_back({"right", makeBoxMesh(box), rubber(), {}, {}});
+  problem.bodies.push_back({"right", makeBoxMesh(box), rubber(1e5), {}, {}});
   problem.collisions.enabled = collisions;
   problem.finalize("overlapping cubes");
   return problem;
