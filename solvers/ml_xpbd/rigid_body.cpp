@@ -1,6 +1,7 @@
 #include "solvers/ml_xpbd/rigid_body.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
 #include <cmath>
 #include <stdexcept>
 
