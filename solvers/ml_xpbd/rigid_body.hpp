@@ -126,6 +126,23 @@ ProjectionResult projectFixedPointContact(const RigidBody& body, int local_verte
 // x_r += translation; R <- exp([rotation]x) R (2D: the rotation's z only).
 void applyBodyCorrection(RigidBody& body, const BodyCorrection& correction);
 
+// A contact of one body vertex with a fixed point (§3.5), frozen for the step; `lambda` is its
+// multiplier, zero at the step's start and kept across iterations and layers.
+struct BodyContact {
+  int local_vertex = 0;
+  Vec3 point = Vec3::Zero();
+  Vec3 normal = Vec3::UnitY();
+  double lambda = 0.0;
+};
+
+// One Jacobi pass over all of a body's constraints: the coupling of its boundary vertices and
+// its contacts, n_C = their total (eq. 15), each projected against the same body state, elastic
+// views moved, then the summed correction applied to the body. The caller places the body's
+// vertices afterwards (placeBodyVertices).
+void projectBodyConstraints(RigidBody& body, const std::vector<int>& boundary_vertices, const VecX& node_masses,
+                            std::vector<BodyContact>& contacts, double contact_compliance_tilde,
+                            MassSplitting splitting, Positions& x);
+
 // One Jacobi pass of the coupling over the given boundary vertices (indices into
 // body.vertices), n_C = their number plus `other_constraints` (e.g. the body's contacts in the
 // same pass): each projected against the same body state, elastic views moved, then the sum

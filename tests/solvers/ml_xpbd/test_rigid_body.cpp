@@ -385,5 +385,34 @@ TEST(MultiLayerContact, BodyVertexAgainstAFixedPoint) {
   }
 }
 
+// One pass over a body with a coupled vertex and a contact: n_C = 2 for both, and the body
+// moves by the sum of the two projections made against the same state (Jacobi, §3.2).
+TEST(MultiLayerContact, CouplingAndContactInOneJacobiPass) {
+  std::mt19937 rng(43);
+  for (BodyDimension dimension : {BodyDimension::k2d, BodyDimension::k3d}) {
+    CoupledPair pair = coupledPair(dimension, rng);
+    const Vec3 normal = Vec3(-0.3, 1.0, 0.0).normalized();
+    std::vector<BodyContact> contacts{{4, pair.body.bodyPoint(4) + 0.02 * normal, normal, 0.0}};
+    const double compliance_tilde = 1e-4 / (0.01 * 0.01);
+
+    RigidBody separate = pair.body;
+    Positions separate_views = pair.views;
+    BodyCorrection expected;
+    projectCoupling(separate, 2, pair.cloud.masses[2], MassSplitting::kTonge, 2, separate_views, expected);
+    double lambda = 0.0;
+    projectFixedPointContact(separate, 4, contacts[0].point, normal, compliance_tilde, lambda, MassSplitting::kTonge,
+                             2, expected);
+    applyBodyCorrection(separate, expected);
+
+    projectBodyConstraints(pair.body, {2}, pair.cloud.masses, contacts, compliance_tilde, MassSplitting::kTonge,
+                           pair.views);
+    EXPECT_LT((pair.body.centre - separate.centre).norm(), 1e-15);
+    EXPECT_LT((pair.body.rotation - separate.rotation).norm(), 1e-15);
+    EXPECT_LT((pair.views - separate_views).norm(), 1e-15);
+    EXPECT_EQ(contacts[0].lambda, lambda);
+    EXPECT_GT(lambda, 0.0);
+  }
+}
+
 }  // namespace
 }  // namespace pbdlab::ml_xpbd
