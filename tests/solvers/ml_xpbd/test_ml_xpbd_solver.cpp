@@ -85,6 +85,9 @@ Comparison compareWithNewton(const Problem& problem, int iterations, const char*
   c.distance = (run.x - reference.x).norm() / (reference.x - start.x).norm();
   c.secondary_first = run.log.value(rows[1], "secondary_residual");
   c.secondary_last = run.log.value(rows.back(), "secondary_residual");
+  std::printf("[ measured ] %s: relative true residual after 10, 50, 100, 200 sweeps: %.3e %.3e %.3e %.3e\n", name,
+              rows[10].relative_residual, rows[50].relative_residual, rows[100].relative_residual,
+              rows[200].relative_residual);
   std::printf("[ measured ] %s (%d colors): ml_xpbd relative true residual %.3e (1 sweep) -> %.3e (%d sweeps); "
               "|x - x_Newton| / |x_Newton - x^n| = %.3e; secondary residual %.3e -> %.3e (MATLAB variant %.3e); "
               "Newton's relative residual %.1e\n",
@@ -100,18 +103,24 @@ Comparison compareWithNewton(const Problem& problem, int iterations, const char*
 // Euler solution of the same step. XPBD drops the primal residual (PXPBD eq. 13): its fixed
 // point has C + alpha~ lambda = 0 but M (x - x~) = sum_k grad C(x_k)^T dlambda_k, gradients
 // taken along the way, so it stops short of the exact solution by how much grad C turned
-// within the step (a small step here). Measured: see the printed lines; gates with margins.
+// within the step (a small step here). Measured (dt 0.01, after 5 Newton steps of the fall):
+// the true residual stagnates within 10 sweeps at a relative 8.3e-6 (2D cantilever) and
+// 6.7e-6 (3D box), from 1.4e-3 and 1.2e-3 after one sweep, |x - x_Newton| / |x_Newton - x^n|
+// = 1.4e-5 and 1.7e-5, while the secondary residual falls to 1e-16 (XPBD's own fixed point).
+// Gates: relative residual < 1e-4 (12x margin), distance < 1e-3 (60x), secondary residual
+// down 1e6x. Dropping alpha~_ss lambda_s from eq. 8 (XPBD without memory) fails all three
+// (measured distance 8.6e-2 and 1.3e-1).
 TEST(MlXpbd, ApproachesNewtonOnAPlaneStrainCantilever) {
-  const Comparison c = compareWithNewton(cantilever2d(), 400, "2D cantilever 8x2 cells");
-  EXPECT_LT(c.relative_residual, 1e-2 * c.relative_residual_first);
-  EXPECT_LT(c.distance, 1e-2);
+  const Comparison c = compareWithNewton(cantilever2d(), 1000, "2D cantilever 8x2 cells");
+  EXPECT_LT(c.relative_residual, 1e-4);
+  EXPECT_LT(c.distance, 1e-3);
   EXPECT_LT(c.secondary_last, 1e-6 * c.secondary_first);
 }
 
 TEST(MlXpbd, ApproachesNewtonOnATetBox) {
-  const Comparison c = compareWithNewton(tetBox(), 400, "3D tet box 4x2x2 cells");
-  EXPECT_LT(c.relative_residual, 1e-2 * c.relative_residual_first);
-  EXPECT_LT(c.distance, 1e-2);
+  const Comparison c = compareWithNewton(tetBox(), 1000, "3D tet box 4x2x2 cells");
+  EXPECT_LT(c.relative_residual, 1e-4);
+  EXPECT_LT(c.distance, 1e-3);
   EXPECT_LT(c.secondary_last, 1e-6 * c.secondary_first);
 }
 
