@@ -60,8 +60,6 @@ std::string MlXpbdSolver::rejectionReason(const Problem& problem) const {
   return "";
 }
 
-Solver::OptionConflict MlXpbdSolver::materialConflict(const Material&) const { return {}; }
-
 template <int D>
 void MlXpbdSolver::buildSlots(const ElasticEnergy& energy, const std::vector<int>& element_of_slot,
                               const VecX& inverse_mass, Slots<D>& slots) {

@@ -1,7 +1,7 @@
 #pragma once
-// Multi-layer XPBD (Mercier-Aubin & Kry 2024), solver "ml_xpbd": its elastic core, i.e. the
-// one fully elastic layer (layers [0]), which is XPBD on Voigt StVK constraints
-// (solvers/ml_xpbd/voigt_stvk_constraint.hpp, eq. 5-8). Backward Euler only. Per step:
+// Multi-layer XPBD (Mercier-Aubin & Kry 2024; docs/multi-layer-xpbd.md), solver "ml_xpbd": its
+// elastic core, i.e. the one fully elastic layer (layers [0]), which is XPBD on Voigt StVK
+// constraints (solvers/ml_xpbd/voigt_stvk_constraint.hpp, eq. 5-8). Backward Euler only. Per step:
 //   x~ = x^n + h v^n + h^2 M^-1 f_ext (as the XPBD family), lambda = 0,
 //   then Gauss-Seidel sweeps over the element colors (elements of one color share no node:
 //   OpenMP over the elements of a color; results do not depend on the thread count), one
@@ -41,7 +41,6 @@ class MlXpbdSolver : public Solver {
   std::string name() const override { return "ml_xpbd"; }
   std::vector<std::string> logColumns() const override;
   std::string rejectionReason(const Problem& problem) const override;
-  OptionConflict materialConflict(const Material& material) const override;
   // Throws std::invalid_argument with rejectionReason's message.
   void setup(const Problem& problem) override;
   void advance(const StepObjective& objective, State& state, StepMonitor& monitor) override;
