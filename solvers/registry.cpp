@@ -4,6 +4,7 @@
 #include "core/support/json_reader.hpp"
 #include "reference/explicit_relaxation.hpp"
 #include "reference/newton.hpp"
+#include "solvers/ml_xpbd/family.hpp"
 #include "solvers/pbd_xpbd/family.hpp"
 #include "solvers/pbng/family.hpp"
 #include "solvers/pxpbd/family.hpp"
@@ -14,7 +15,8 @@ std::vector<std::string> referenceSolverNames() { return {"newton", "explicit_re
 
 std::vector<std::string> solverNames() {
   std::vector<std::string> names = referenceSolverNames();
-  for (const auto& family : {xpbdFamilySolverNames(), pxpbdFamilySolverNames(), pbngFamilySolverNames()})
+  for (const auto& family :
+       {xpbdFamilySolverNames(), pxpbdFamilySolverNames(), pbngFamilySolverNames(), mlXpbdFamilySolverNames()})
     names.insert(names.end(), family.begin(), family.end());
   return names;
 }
@@ -105,6 +107,7 @@ std::unique_ptr<Solver> makeSolver(const std::string& name, const nlohmann::json
   if (auto solver = makeXpbdFamilySolver(name, options, in, field)) return solver;
   if (auto solver = makePxpbdFamilySolver(name, options, in, field)) return solver;
   if (auto solver = makePbngFamilySolver(name, options, in, field)) return solver;
+  if (auto solver = makeMlXpbdFamilySolver(name, options, in, field)) return solver;
   in.failUnknownName("/solver/name", name, solverNames(), "solver");
 }
 
