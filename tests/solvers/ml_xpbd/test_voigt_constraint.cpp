@@ -137,8 +137,9 @@ void checkEnergy() {
     const double voigt = 0.5 * C.dot(complianceMatrix<D>(alpha).inverse() * C);
     EXPECT_NEAR(voigt, expected, 1e-12 * std::abs(expected)) << D << "D sample " << sample;
     // alpha_e is (V K)^-1.
-    const auto product = complianceMatrix<D>(alpha) * (energy.restVolume(0) * voigtStiffness<D>(mu, lambda));
-    EXPECT_LT((product - decltype(product)::Identity()).norm(), 1e-12);
+    using VoigtMatrix = Eigen::Matrix<double, VoigtDims<D>::kConstraints, VoigtDims<D>::kConstraints>;
+    const VoigtMatrix product = complianceMatrix<D>(alpha) * (energy.restVolume(0) * voigtStiffness<D>(mu, lambda));
+    EXPECT_LT((product - VoigtMatrix::Identity()).norm(), 1e-12);
   }
 }
 
