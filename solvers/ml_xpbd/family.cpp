@@ -9,16 +9,21 @@ std::vector<std::string> mlXpbdFamilySolverNames() { return {"ml_xpbd"}; }
 
 // Options (unknown keys are errors):
 //   "layers": array of numbers in [0, 100], the rigid percentage of each layer, coarse to fine
-//             (strictly decreasing), the last 0 (Alg. 2). Default [0]. Only [0] is accepted
-//             until the rigid layers are built.
-//   "iterations_per_layer": array of integers >= 1, one per layer (Alg. 2's n_l). Default:
-//             none, the last layer runs until the solver's budget ends the step.
+//             (strictly decreasing), the last 0 (Alg. 2). Default [0] (plain XPBD).
+//   "iterations_per_layer": array of integers >= 1, one per layer (Alg. 2's n_l); required with
+//             more than one layer. Absent with [0]: the layer runs until the budget ends the step.
+//   "ordering": "strain_rate" (eq. 20, default), "random", "vertical_stripes",
+//             "horizontal_stripes" (the cantilever's stripes, Fig. 5).
+//   "seed": integer >= 0 for "random" (step k uses seed + k). Default 0.
+//   "mass_splitting": "tonge" (default) or "paper" (eq. 15 literally).
+//   "layer_stop": bool, §3.6's layer stop (never in the last layer). Default false.
 //   "log_residuals": bool, log the secondary residuals (eq. 30 and the MATLAB variant) at the
 //             recorded iterations, off the solver's clock. Default true.
 std::unique_ptr<Solver> makeMlXpbdFamilySolver(const std::string& name, const nlohmann::json& options,
                                               const JsonReader& in, const std::string& field) {
   if (name != "ml_xpbd") return nullptr;
-  in.onlyKeys(options, field, {"layers", "iterations_per_layer", "log_residuals"}, "of solver '" + name + "'");
+  in.onlyKeys(options, field, {"layers", "iterations_per_layer", "ordering", "seed", "mass_splitting", "layer_stop",
+                                    "log_residuals"}, "of solver '" + name + "'");
   auto at = [&](const char* key) { return jsonPointerChild(field, key); };
   MlXpbdOptions ml;
   if (options.contains("layers")) {
@@ -35,9 +40,6 @@ std::unique_ptr<Solver> makeMlXpbdFamilySolver(const std::string& name, const nl
       ml.layers.push_back(percent);
     }
     if (ml.layers.back() != 0.0) in.fail(where, "the last layer must be fully elastic (0), got " + list.back().dump());
-    if (ml.layers.size() != 1)
-      in.fail(where, "only [0] (one fully elastic layer) is accepted: the rigid layers of multi-layer XPBD are not "
-                     "built yet");
   }
   if (options.contains("iterations_per_layer")) {
     const std::string where = at("iterations_per_layer");
@@ -49,6 +51,22 @@ std::unique_ptr<Solver> makeMlXpbdFamilySolver(const std::string& name, const nl
       ml.iterations_per_layer.push_back(
           in.integer(list[l], jsonPointerChild(where, std::to_string(l)), 1, kMaxSolverCount));
   }
+  if (ml.layers.size() > 1 && !options.contains("iterations_per_layer"))
+    in.fail(at("iterations_per_layer"), "is required with more than one layer (one count per layer)");
+  if (options.contains("ordering"))
+    ml.ordering = in.enumOf<MlXpbdOrdering>(options["ordering"], at("ordering"),
+                                            {{"strain_rate", MlXpbdOrdering::kStrainRate},
+                                             {"random", MlXpbdOrdering::kRandom},
+                                             {"vertical_stripes", MlXpbdOrdering::kVerticalStripes},
+                                             {"horizontal_stripes", MlXpbdOrdering::kHorizontalStripes}},
+                                            "ordering");
+  if (options.contains("seed"))
+    ml.seed = static_cast<std::uint32_t>(in.integer(options["seed"], at("seed"), 0, 2147483647));
+  if (options.contains("mass_splitting"))
+    ml.mass_splitting = in.enumOf<ml_xpbd::MassSplitting>(
+        options["mass_splitting"], at("mass_splitting"),
+        {{"tonge", ml_xpbd::MassSplitting::kTonge}, {"paper", ml_xpbd::MassSplitting::kPaper}}, "mass splitting");
+  if (options.contains("layer_stop")) ml.layer_stop = in.boolean(options["layer_stop"], at("layer_stop"));
   if (options.contains("log_residuals")) ml.log_residuals = in.boolean(options["log_residuals"], at("log_residuals"));
   return std::make_unique<MlXpbdSolver>(ml);
 }

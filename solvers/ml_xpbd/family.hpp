@@ -1,6 +1,6 @@
 #pragma once
 // The multi-layer XPBD solver (Mercier-Aubin & Kry 2024) as the registry (solvers/registry.cpp)
-// sees it: "ml_xpbd", for now its elastic core (layers [0]; docs/multi-layer-xpbd.md).
+// sees it: "ml_xpbd" (Algorithm 2 without contacts; docs/multi-layer-xpbd.md).
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>

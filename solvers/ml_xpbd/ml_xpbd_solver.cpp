@@ -9,9 +9,17 @@
 namespace pbdlab {
 
 MlXpbdSolver::MlXpbdSolver(MlXpbdOptions options) : options_(std::move(options)) {
-  if (options_.layers != std::vector<double>{0.0})
-    throw std::invalid_argument("solver ml_xpbd: only layers [0] (one fully elastic layer) is built; the rigid "
-                                "layers are not built yet");
+  const std::vector<double>& layers = options_.layers;
+  if (layers.empty()) throw std::invalid_argument("solver ml_xpbd: layers needs at least one layer ([0])");
+  for (size_t l = 0; l < layers.size(); ++l) {
+    if (!(layers[l] >= 0.0 && layers[l] <= 100.0))
+      throw std::invalid_argument("solver ml_xpbd: a rigid percentage must be in [0, 100]");
+    if (l > 0 && !(layers[l] < layers[l - 1]))
+      throw std::invalid_argument("solver ml_xpbd: layers go coarse to fine (strictly decreasing percentages)");
+  }
+  if (layers.back() != 0.0) throw std::invalid_argument("solver ml_xpbd: the last layer must be fully elastic (0)");
+  if (options_.iterations_per_layer.empty() && layers.size() > 1)
+    throw std::invalid_argument("solver ml_xpbd: several layers need iterations_per_layer");
   if (!options_.iterations_per_layer.empty()) {
     if (options_.iterations_per_layer.size() != options_.layers.size())
       throw std::invalid_argument("solver ml_xpbd: iterations_per_layer needs one count per layer");
@@ -21,7 +29,7 @@ MlXpbdSolver::MlXpbdSolver(MlXpbdOptions options) : options_(std::move(options))
 }
 
 std::vector<std::string> MlXpbdSolver::logColumns() const {
-  return {"secondary_residual", "secondary_residual_matlab", "layer", "rigid_bodies", "colors"};
+  return {"secondary_residual", "secondary_residual_matlab", "layer", "rigid_bodies", "colors", "layer_build_seconds"};
 }
 
 std::string MlXpbdSolver::rejectionReason(const Problem& problem) const {
@@ -85,7 +93,8 @@ void MlXpbdSolver::setup(const Problem& problem) {
   dimension_ = energy.elementType() == ElementType::kTet4 ? 3 : 2;
 
   // The elastic term's greedy element coloring (§3.1), slots in color order.
-  std::vector<int> element_of_slot;
+  std::vector<int>& element_of_slot = element_of_slot_;
+  element_of_slot.clear();
   color_start_.assign(1, 0);
   for (const auto& group : energy.elementColoring().groups) {
     element_of_slot.insert(element_of_slot.end(), group.begin(), group.end());
@@ -104,6 +113,33 @@ void MlXpbdSolver::setup(const Problem& problem) {
   lambda_.assign(element_of_slot.size() * per_element, 0.0);
   paper_squared_.assign(element_of_slot.size(), 0.0);
   matlab_squared_.assign(element_of_slot.size(), 0.0);
+
+  // Layers: slot <-> element, the elements never rigid (a Dirichlet node: x and y in 2D, where
+  // every z is pinned), rest centroids for the stripes, per-step buffers.
+  const int num_elements = static_cast<int>(element_of_slot.size());
+  slot_of_element_.assign(num_elements, -1);
+  for (int s = 0; s < num_elements; ++s) slot_of_element_[element_of_slot[s]] = s;
+  std::vector<int> dirichlet_nodes;
+  for (int node = 0; node < problem.numNodes(); ++node)
+    for (int k = 0; k < dimension_; ++k)
+      if (problem.isFixedDof(3 * node + k)) {
+        dirichlet_nodes.push_back(node);
+        break;
+      }
+  forced_elastic_ = ml_xpbd::elementsTouchingNodes(problem.mesh.elements, problem.numNodes(), dirichlet_nodes);
+  Positions rest(problem.numDofs());
+  for (int node = 0; node < problem.numNodes(); ++node) rest.segment<3>(3 * node) = problem.mesh.restPosition(node);
+  rest_centroids_ = ml_xpbd::elementCentroids(problem.mesh.elements, rest);
+  x_tilde_.resize(problem.numDofs());
+  residual_velocity_.resize(problem.numDofs());
+  x_before_rigid_step_.resize(problem.numDofs());
+  pending_.assign(problem.numNodes(), 0);
+  never_rigid_.assign(problem.numNodes(), 0);
+  node_body_.assign(problem.numNodes(), -1);
+  rigid_slot_.assign(num_elements, 0);
+  strains_now_.assign(num_elements, Mat3::Zero());
+  strains_previous_.assign(num_elements, Mat3::Zero());
+  previous_step_ = -2;
 }
 
 std::vector<int> MlXpbdSolver::colorSizes() const {
@@ -113,13 +149,14 @@ std::vector<int> MlXpbdSolver::colorSizes() const {
 }
 
 template <int D>
-void MlXpbdSolver::sweepSlots(const Slots<D>& slots, Positions& x, double inv_h2) {
+void MlXpbdSolver::sweepSlots(const Slots<D>& slots, Positions& x, double inv_h2, const char* rigid_slot) {
   constexpr int N = VoigtDims<D>::kNodes;
   constexpr int V = VoigtDims<D>::kConstraints;
   for (int c = 0; c + 1 < static_cast<int>(color_start_.size()); ++c) {
     // Elements of one color share no node: their updates commute, whatever the thread count.
 #pragma omp parallel for schedule(static) if (worthThreads(color_start_[c + 1] - color_start_[c]))
     for (int s = color_start_[c]; s < color_start_[c + 1]; ++s) {
+      if (rigid_slot && rigid_slot[s]) continue;  // rigid in this layer: its lambda is kept
       const Slot<D>& slot = slots[s];
       VoigtNodes<D> xe;
       for (int a = 0; a < N; ++a) xe.col(a) = x.segment<3>(3 * slot.nodes[a]);
@@ -130,11 +167,31 @@ void MlXpbdSolver::sweepSlots(const Slots<D>& slots, Positions& x, double inv_h2
   }
 }
 
-void MlXpbdSolver::sweep(Positions& x, double inv_h2) {
+void MlXpbdSolver::sweepElastic(Positions& x, double inv_h2, const char* rigid_slot) {
   if (dimension_ == 2)
-    sweepSlots<2>(slots2_, x, inv_h2);
+    sweepSlots<2>(slots2_, x, inv_h2, rigid_slot);
   else
-    sweepSlots<3>(slots3_, x, inv_h2);
+    sweepSlots<3>(slots3_, x, inv_h2, rigid_slot);
+}
+
+template <int D>
+void MlXpbdSolver::greenStrainsOfSlots(const Slots<D>& slots, const Positions& x, std::vector<Mat3>& strains) const {
+  constexpr int N = VoigtDims<D>::kNodes;
+  for (size_t s = 0; s < slots.size(); ++s) {
+    VoigtNodes<D> xe;
+    for (int a = 0; a < N; ++a) xe.col(a) = x.segment<3>(3 * slots[s].nodes[a]);
+    // Plane strain: F = [F_2d e_z] (every z pinned).
+    Mat3 F = Mat3::Identity();
+    F.leftCols<D>() = xe * slots[s].shape_gradients;
+    strains[element_of_slot_[s]] = ml_xpbd::greenStrain(F);
+  }
+}
+
+void MlXpbdSolver::greenStrains(const Positions& x, std::vector<Mat3>& strains) const {
+  if (dimension_ == 2)
+    greenStrainsOfSlots<2>(slots2_, x, strains);
+  else
+    greenStrainsOfSlots<3>(slots3_, x, strains);
 }
 
 template <int D>
@@ -164,55 +221,6 @@ void MlXpbdSolver::secondaryResiduals(const Positions& x, double inv_h2, double&
   }
   paper = std::sqrt(paper_sum);
   matlab = std::sqrt(matlab_sum);
-}
-
-void MlXpbdSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
-  const double h = objective.dt();
-  const double inv_h2 = 1.0 / (h * h);
-  const Problem& problem = objective.problem();
-
-  // x~ = x^n + h v^n + h^2 M^-1 f_ext (eq. 3-4 with the XPBD family's prediction), the step's
-  // boundary values on the prescribed DOFs; lambda = 0 at the start of the step.
-  Positions x = objective.inertialTarget();
-  const VecX& f_ext = objective.externalForce();
-  for (int dof : problem.freeDofs()) x[dof] += h * h * f_ext[dof] / problem.dofMasses()[dof];
-  objective.applyBoundary(x);
-  resetMultipliers();
-
-  const double layer = 1.0;         // the one elastic layer (layers [0])
-  const double rigid_bodies = 0.0;  // no rigid layer is built yet
-  const int scheduled = options_.iterations_per_layer.empty() ? 0 : options_.iterations_per_layer.back();
-  auto recordIteration = [&](int iteration) {
-    const bool first = iteration == 0;
-    if (!options_.log_residuals) {
-      if (first) return monitor.record(iteration, x, {{"layer", layer}, {"rigid_bodies", rigid_bodies},
-                                                      {"colors", double(numElementColors())}});
-      return monitor.record(iteration, x, {{"layer", layer}, {"rigid_bodies", rigid_bodies}});
-    }
-    double paper = 0.0, matlab = 0.0;
-    {
-      const StepMonitor::ClockPause diagnostics(monitor);  // for the log only
-      secondaryResiduals(x, inv_h2, paper, matlab);
-    }
-    if (first)
-      return monitor.record(iteration, x,
-                            {{"secondary_residual", paper}, {"secondary_residual_matlab", matlab}, {"layer", layer},
-                             {"rigid_bodies", rigid_bodies}, {"colors", double(numElementColors())}});
-    return monitor.record(iteration, x,
-                          {{"secondary_residual", paper}, {"secondary_residual_matlab", matlab}, {"layer", layer},
-                           {"rigid_bodies", rigid_bodies}});
-  };
-
-  bool stop = recordIteration(0);
-  Positions x_last_finite = x;
-  for (int iteration = 1; !stop; ++iteration) {
-    sweep(x, inv_h2);
-    if (monitor.stopIfNotFinite(iteration, x, x_last_finite)) break;
-    // The layer schedule (Alg. 2's n_l) spent before the Budget: this iteration's row is the last.
-    if (scheduled > 0 && iteration >= scheduled) monitor.stopFor(StopReason::kIterationBudget);
-    stop = recordIteration(iteration);
-  }
-  state.x = x;
 }
 
 }  // namespace pbdlab

@@ -178,7 +178,7 @@ TEST(MlXpbd, RefusesWhatItCannotSolve) {
   EXPECT_THROW(ml.setup(tet10), std::invalid_argument);
 }
 
-// Options are read strictly; rigid layers are refused at /solver/options/layers until built.
+// Options are read strictly, errors at /solver/options/KEY.
 TEST(MlXpbd, ReadsItsOptionsStrictly) {
   const JsonReader in("scene.json");
   const std::string field = "/solver/options";
@@ -192,9 +192,19 @@ TEST(MlXpbd, ReadsItsOptionsStrictly) {
   };
   EXPECT_EQ(errorOf(R"({})"), "");
   EXPECT_EQ(errorOf(R"({"layers": [0], "iterations_per_layer": [20], "log_residuals": false})"), "");
-  const std::string rigid = errorOf(R"({"layers": [50, 0]})");
-  EXPECT_NE(rigid.find("/solver/options/layers"), std::string::npos) << rigid;
-  EXPECT_NE(rigid.find("not built yet"), std::string::npos) << rigid;
+  EXPECT_EQ(errorOf(R"({"layers": [60, 40, 20, 0], "iterations_per_layer": [3, 3, 4, 10], "ordering": "random",
+                        "seed": 7, "mass_splitting": "paper", "layer_stop": true})"),
+            "");
+  const std::string unscheduled = errorOf(R"({"layers": [50, 0]})");
+  EXPECT_NE(unscheduled.find("/solver/options/iterations_per_layer"), std::string::npos) << unscheduled;
+  EXPECT_NE(errorOf(R"({"layers": [20, 50, 0], "iterations_per_layer": [1, 1, 1]})").find("/solver/options/layers/1"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"layers": [120, 0], "iterations_per_layer": [1, 1]})").find("/solver/options/layers/0"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"ordering": "stripes"})").find("/solver/options/ordering"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"mass_splitting": "even"})").find("/solver/options/mass_splitting"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"seed": -1})").find("/solver/options/seed"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"layer_stop": 1})").find("/solver/options/layer_stop"), std::string::npos);
   EXPECT_NE(errorOf(R"({"layers": [50]})").find("/solver/options/layers"), std::string::npos);
   EXPECT_NE(errorOf(R"({"layers": [0], "iterations_per_layer": [0]})").find("/solver/options/iterations_per_layer/0"),
             std::string::npos);

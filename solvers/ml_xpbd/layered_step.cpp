@@ -1,0 +1,225 @@
+// Multi-layer XPBD's step, Algorithm 2 (Mercier-Aubin & Kry 2024; spec §5, §7), for
+// MlXpbdSolver (ml_xpbd_solver.hpp): the layer loop joining the elastic sweeps, the layers
+// (layers.hpp) and the rigid bodies with their coupling (rigid_body.hpp).
+#include <chrono>
+#include <cmath>
+
+#include "core/support/thread_settings.hpp"
+#include "solvers/ml_xpbd/ml_xpbd_solver.hpp"
+
+namespace pbdlab {
+
+ml_xpbd::LayerHierarchy MlXpbdSolver::buildStepLayers(const StepObjective& objective, double& seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  const Problem& problem = objective.problem();
+  ml_xpbd::LayerRequest request;
+  request.rigid_percentages = options_.layers;
+  request.forced_elastic = forced_elastic_;
+  switch (options_.ordering) {
+    case MlXpbdOrdering::kStrainRate: {
+      request.ordering = ml_xpbd::ElementOrdering::kStrainRate;
+      // Eq. 20 between x^{t-1} and x^t; without x^{t-1} (first step, or a step not following
+      // the last one) every rate is 0 and the order is the element order.
+      greenStrains(objective.previousPositions(), strains_now_);
+      if (objective.step() == previous_step_ + 1) {
+        greenStrains(x_previous_step_, strains_previous_);
+        request.strain_rates = ml_xpbd::strainRatesFromGreenStrains(strains_now_, strains_previous_, objective.dt());
+      } else {
+        request.strain_rates.assign(strains_now_.size(), 0.0);
+      }
+      break;
+    }
+    case MlXpbdOrdering::kRandom:
+      request.ordering = ml_xpbd::ElementOrdering::kRandom;
+      request.seed = options_.seed + static_cast<std::uint32_t>(objective.step());  // a new order every step
+      break;
+    case MlXpbdOrdering::kVerticalStripes:
+    case MlXpbdOrdering::kHorizontalStripes:
+      request.ordering = ml_xpbd::ElementOrdering::kStripes;
+      request.centroids = rest_centroids_;  // material stripes: the same elements every step
+      request.stripes = options_.ordering == MlXpbdOrdering::kVerticalStripes
+                            ? ml_xpbd::verticalStripesOfTheCantilever()
+                            : ml_xpbd::horizontalStripesOfTheCantilever();
+      break;
+  }
+  ml_xpbd::LayerHierarchy hierarchy = ml_xpbd::buildLayers(problem.mesh.elements, problem.numNodes(), request);
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return hierarchy;
+}
+
+void MlXpbdSolver::releaseVertices(const StepObjective& objective, Positions& x, bool everyone) {
+  const double h = objective.dt();
+  const int num_nodes = static_cast<int>(pending_.size());
+  for (int node = 0; node < num_nodes; ++node) {
+    if (!pending_[node] || (!everyone && node_body_[node] >= 0)) continue;
+    if (never_rigid_[node]) {
+      // Its residual velocity is still xdot^t + h M^-1 f_ext: x~ as plain XPBD computes it
+      // (the same floating-point operations, so layers [0] is bit for bit plain XPBD).
+      x.segment<3>(3 * node) = x_tilde_.segment<3>(3 * node);
+    } else {
+      x.segment<3>(3 * node) += h * residual_velocity_.segment<3>(3 * node);
+    }
+    residual_velocity_.segment<3>(3 * node).setZero();
+    pending_[node] = 0;
+  }
+  objective.applyBoundary(x);
+}
+
+void MlXpbdSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
+  const double h = objective.dt();
+  const double inv_h2 = 1.0 / (h * h);
+  const Problem& problem = objective.problem();
+  const VecX& f_ext = objective.externalForce();
+  const VecX& node_masses = problem.nodeMasses();
+  const int num_layers = static_cast<int>(options_.layers.size());
+  const ml_xpbd::BodyDimension body_dimension =
+      dimension_ == 2 ? ml_xpbd::BodyDimension::k2d : ml_xpbd::BodyDimension::k3d;
+
+  // x~ = x^n + h v^n + h^2 M^-1 f_ext (eq. 3-4, the XPBD family's prediction): where a vertex
+  // never rigid in the step lands at its release. Residual velocities (Alg. 2 line 2):
+  // v = xdot^t + h M^-1 f_ext on free DOFs, 0 on prescribed ones.
+  x_tilde_ = objective.inertialTarget();
+  for (int dof : problem.freeDofs()) x_tilde_[dof] += h * h * f_ext[dof] / problem.dofMasses()[dof];
+  residual_velocity_.setZero();
+  for (int dof : problem.freeDofs())
+    residual_velocity_[dof] = objective.previousVelocities()[dof] + h * f_ext[dof] / problem.dofMasses()[dof];
+  std::fill(pending_.begin(), pending_.end(), 1);
+  std::fill(never_rigid_.begin(), never_rigid_.end(), 1);
+  Positions x = objective.previousPositions();  // Alg. 2 line 1: x^{t+1} := x^t
+  objective.applyBoundary(x);
+  resetMultipliers();
+  layer_end_positions_.clear();
+
+  // The layers (Alg. 1) only when some layer has rigid elements: [0] needs no order.
+  double layer_build_seconds = 0.0;
+  ml_xpbd::LayerHierarchy hierarchy;
+  const bool has_rigid_layers = num_layers > 1;
+  if (has_rigid_layers) hierarchy = buildStepLayers(objective, layer_build_seconds);
+  x_previous_step_ = objective.previousPositions();
+  previous_step_ = objective.step();
+
+  int layer = 0;
+  auto recordIteration = [&](int iteration, bool armed_layer_stop, double& secondary) {
+    const bool first = iteration == 0;
+    const double layer_column = layer + 1;
+    const double rigid_bodies = static_cast<double>(bodies_.size());
+    if (!options_.log_residuals && !armed_layer_stop) {
+      if (first)
+        return monitor.record(iteration, x, {{"layer", layer_column}, {"rigid_bodies", rigid_bodies},
+                                             {"colors", double(numElementColors())},
+                                             {"layer_build_seconds", layer_build_seconds}});
+      return monitor.record(iteration, x, {{"layer", layer_column}, {"rigid_bodies", rigid_bodies}});
+    }
+    double matlab = 0.0;
+    if (options_.log_residuals) {
+      const StepMonitor::ClockPause diagnostics(monitor);  // for the log only
+      secondaryResiduals(x, inv_h2, secondary, matlab);
+    } else {
+      secondaryResiduals(x, inv_h2, secondary, matlab);  // the layer stop needs it: on the clock
+    }
+    if (!options_.log_residuals)
+      return monitor.record(iteration, x, {{"layer", layer_column}, {"rigid_bodies", rigid_bodies}});
+    if (first)
+      return monitor.record(iteration, x,
+                            {{"secondary_residual", secondary}, {"secondary_residual_matlab", matlab},
+                             {"layer", layer_column}, {"rigid_bodies", rigid_bodies},
+                             {"colors", double(numElementColors())}, {"layer_build_seconds", layer_build_seconds}});
+    return monitor.record(iteration, x,
+                          {{"secondary_residual", secondary}, {"secondary_residual_matlab", matlab},
+                           {"layer", layer_column}, {"rigid_bodies", rigid_bodies}});
+  };
+
+  bool stop = false;
+  int iteration = 0;
+  Positions x_last_finite = x;
+  const std::vector<ml_xpbd::RigidGroup>* groups = nullptr;
+  for (layer = 0; layer < num_layers && !stop; ++layer) {
+    const bool last_layer = layer + 1 == num_layers;
+    // This layer's rigid elements and bodies (none in a fully elastic layer).
+    std::fill(node_body_.begin(), node_body_.end(), -1);
+    std::fill(rigid_slot_.begin(), rigid_slot_.end(), 0);
+    groups = has_rigid_layers ? &hierarchy.layers[layer].bodies : nullptr;
+    const int num_bodies = groups ? static_cast<int>(groups->size()) : 0;
+    if (groups) {
+      for (int b = 0; b < num_bodies; ++b)
+        for (int node : (*groups)[b].vertices) node_body_[node] = b;
+      const std::vector<int>& element_body = hierarchy.layers[layer].element_body;
+      for (size_t e = 0; e < element_body.size(); ++e)
+        if (element_body[e] >= 0) rigid_slot_[slot_of_element_[e]] = 1;
+    }
+
+    // (a) Alg. 2 lines 5-8: vertices elastic in this layer take their residual velocity.
+    releaseVertices(objective, x, false);
+
+    // (b, c) lines 9-16: bodies from the current x and v (eq. 21-26), stepped (eq. 4, 10-12),
+    // their vertices placed and their residual velocities reduced (eq. 27).
+    bodies_.clear();
+    x_before_rigid_step_ = x;
+    for (int b = 0; b < num_bodies; ++b) {
+      bodies_.push_back(
+          ml_xpbd::makeRigidBody(body_dimension, (*groups)[b].vertices, node_masses, x, residual_velocity_));
+      ml_xpbd::RigidBody& body = bodies_.back();
+      ml_xpbd::stepRigidBody(body, h);
+      ml_xpbd::placeBodyVertices(body, x);
+      ml_xpbd::updateResidualVelocities(body, x_before_rigid_step_, x, h, residual_velocity_);
+      for (int node : body.vertices) never_rigid_[node] = 0;
+    }
+
+    double secondary = 0.0;
+    if (iteration == 0) {
+      stop = recordIteration(0, false, secondary);
+      x_last_finite = x;
+    }
+
+    // (d) lines 17-19: the layer's iterations.
+    const int scheduled = options_.iterations_per_layer.empty() ? 0 : options_.iterations_per_layer[layer];
+    const bool layer_stop = options_.layer_stop && !last_layer;
+    double first_residual = 0.0, previous_residual = 0.0;
+    bool armed = false;
+    const char* rigid_slot = num_bodies > 0 ? rigid_slot_.data() : nullptr;
+    for (int k = 1; !stop; ++k) {
+      ++iteration;
+      sweepElastic(x, inv_h2, rigid_slot);
+      // Coupling, one Jacobi pass per body (bodies share no vertex: independent), then every
+      // body vertex back on its body (eq. 12), and the boundary values.
+#pragma omp parallel for schedule(dynamic) if (worthThreads(num_bodies))
+      for (int b = 0; b < num_bodies; ++b) {
+        ml_xpbd::projectBodyCoupling(bodies_[b], (*groups)[b].boundary_vertices, node_masses,
+                                     options_.mass_splitting, 0, x);
+        ml_xpbd::placeBodyVertices(bodies_[b], x);
+      }
+      if (num_bodies > 0) objective.applyBoundary(x);
+      if (monitor.stopIfNotFinite(iteration, x, x_last_finite)) {
+        stop = true;
+        break;
+      }
+      bool layer_done = scheduled > 0 && k >= scheduled;
+      // The schedule of the last layer spent before the Budget: this iteration's row is the last.
+      if (last_layer && layer_done) monitor.stopFor(StopReason::kIterationBudget);
+      stop = recordIteration(iteration, layer_stop, secondary);
+      if (layer_stop) {  // §3.6, armed after the first decrease
+        if (k == 1) {
+          first_residual = secondary;
+        } else {
+          if (armed && secondary - previous_residual > -kLayerStopTolerance * first_residual) layer_done = true;
+          if (secondary < previous_residual) armed = true;
+        }
+        previous_residual = secondary;
+      }
+      if (layer_done) break;
+    }
+
+    // (e) line 21: rotate the rigid residual velocities by what the constraint solves turned,
+    // R_final R_step^T (R was the identity at the layer's start).
+    for (const ml_xpbd::RigidBody& body : bodies_)
+      ml_xpbd::rotateResidualVelocities(body, body.rotation * body.step_rotation.transpose(), residual_velocity_);
+    if (options_.keep_layer_end_positions) layer_end_positions_.push_back(x);
+  }
+  // The Budget ended the step before the last layer: the residual velocities not yet applied
+  // are applied now (every vertex's h v exactly once), without further iterations.
+  releaseVertices(objective, x, true);
+  bodies_.clear();
+  state.x = x;
+}
+
+}  // namespace pbdlab
