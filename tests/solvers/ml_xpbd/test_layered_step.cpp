@@ -254,6 +254,32 @@ TEST(MlXpbdLayeredStep, EveryVertexTakesItsInertialDisplacementOnce) {
   EXPECT_LT(worst, 1e-9 * displacement);
 }
 
+// §3.6's layer stop ends a rigid layer once the secondary residual stalls (never the last).
+TEST(MlXpbdLayeredStep, TheLayerStopEndsARigidLayerEarly) {
+  const Problem problem = cantilever2d({16, 4});
+  auto layerRows = [&](bool layer_stop, int& total) {
+    MlXpbdOptions options;
+    options.layers = {50.0, 0.0};
+    options.iterations_per_layer = {200, 5};
+    options.layer_stop = layer_stop;
+    MlXpbdSolver ml(options);
+    ml.setup(problem);
+    const test::StepRun run = test::runStep(ml, problem, initialState(problem), iterations(1000));
+    int first_layer = 0;
+    for (size_t r = 1; r < run.log.rows().size(); ++r) first_layer += run.log.value(run.log.rows()[r], "layer") == 1.0;
+    total = run.result.iterations;
+    return first_layer;
+  };
+  int total_without = 0, total_with = 0;
+  const int without = layerRows(false, total_without);
+  const int with = layerRows(true, total_with);
+  std::printf("[ measured ] cantilever 16x4, layers [50, 0] x [200, 5]: layer 1 ran %d iterations without the layer "
+              "stop, %d with it\n", without, with);
+  EXPECT_EQ(without, 200);
+  EXPECT_LT(with, 200);
+  EXPECT_EQ(total_with, with + 5);  // the last layer runs its full count
+}
+
 // Linear momentum after `steps` steps of a free box with layers [100, 0] x [1, 1], relative to
 // the start's: the largest change of sum m xdot, and the largest change of |sum m xdot|.
 struct MomentumChange {
