@@ -280,6 +280,41 @@ TEST(MlXpbdLayeredStep, TheLayerStopEndsARigidLayerEarly) {
   EXPECT_EQ(total_with, with + 5);  // the last layer runs its full count
 }
 
+// Every ordering and both mass splittings run a few steps of the cantilever, finite, with
+// rigid bodies in the first layer; a random order repeats with its seed.
+TEST(MlXpbdLayeredStep, EveryOrderingRuns) {
+  const Problem problem = cantilever2d({16, 4});
+  auto run = [&](MlXpbdOrdering ordering, ml_xpbd::MassSplitting splitting, std::uint32_t seed) {
+    MlXpbdOptions options;
+    options.layers = {50.0, 25.0, 0.0};
+    options.iterations_per_layer = {3, 3, 6};
+    options.ordering = ordering;
+    options.mass_splitting = splitting;
+    options.seed = seed;
+    MlXpbdSolver ml(options);
+    ml.setup(problem);
+    State state = initialState(problem);
+    double bodies = 0.0;
+    for (int step = 0; step < 3; ++step) {
+      IterationLog log(ml.logColumns());
+      advanceOneStep(ml, problem, state, iterations(100), log);
+      bodies += log.value(log.rows()[1], "rigid_bodies");
+    }
+    EXPECT_TRUE(state.x.allFinite());
+    EXPECT_GT(bodies, 0.0);
+    return state.x;
+  };
+  for (MlXpbdOrdering ordering : {MlXpbdOrdering::kStrainRate, MlXpbdOrdering::kRandom,
+                                  MlXpbdOrdering::kVerticalStripes, MlXpbdOrdering::kHorizontalStripes})
+    for (ml_xpbd::MassSplitting splitting : {ml_xpbd::MassSplitting::kTonge, ml_xpbd::MassSplitting::kPaper})
+      run(ordering, splitting, 3);
+  const Positions a = run(MlXpbdOrdering::kRandom, ml_xpbd::MassSplitting::kTonge, 11);
+  const Positions b = run(MlXpbdOrdering::kRandom, ml_xpbd::MassSplitting::kTonge, 11);
+  const Positions c = run(MlXpbdOrdering::kRandom, ml_xpbd::MassSplitting::kTonge, 12);
+  EXPECT_EQ((a - b).lpNorm<Eigen::Infinity>(), 0.0);
+  EXPECT_GT((a - c).lpNorm<Eigen::Infinity>(), 0.0);
+}
+
 // Linear momentum after `steps` steps of a free box with layers [100, 0] x [1, 1], relative to
 // the start's: the largest change of sum m xdot, and the largest change of |sum m xdot|.
 struct MomentumChange {
