@@ -54,10 +54,54 @@ std::string sceneOfRow(const fs::path& table_path, const json& row) {
 //    (0, 1)) and "baseline" (a solver of every row): per (row, solver) the solver seconds of the
 //    first step until its relative residual first reaches each threshold, and the baseline's
 //    seconds divided by this solver's (> 1: this solver is faster), in one run.
+//  - "frame_time": per row a scene (optional scene_patch) and its "runs", each {"label", "solver",
+//    "options", optional "max_iterations" and "compare_to"}: one solver in several configurations
+//    (multi-layer XPBD's layers against [0]). A run compares to its "compare_to" run, by default
+//    the table's "baseline" (a run label; every row needs the runs it names). Per run, over
+//    every frame: mean solver ms and iterations per frame, the frames its solver's own target
+//    ended (solver_target), the relative true residual at the frame ends, the inverted elements
+//    at the end, the share of the solver time spent building layers (a layer_build_seconds
+//    column), and the improvement over the baseline as the multi-layer authors compute it,
+//    100 t_against / t - 100 (%), beside theirs/values/<row>/<run>/improvement_percent.
 //  - "probe": per row a scene (run as it is) and a probe of its output.probes; the table's
 //    "references" ({"name": [ux, uy, uz]}) are displacements of that probe to measure against:
 //    one line per row with the probe's final displacement and its distance to each reference,
 //    beside theirs/values/<label>/error (an accuracy table, e.g. the high-order paper's Table 1).
+// A "frame_time" row's runs: labels unique and non-empty, a known solver whose options it
+// accepts, an optional budget; the table's baseline among them.
+void readFrameTimeRuns(const JsonReader& in, const json& row, const std::string& at, const std::string& baseline,
+                       const fs::path& path) {
+  const json& runs = in.array(in.required(row, "runs", at), at + "/runs");
+  if (runs.empty()) in.fail(at + "/runs", "names no run");
+  const std::vector<std::string> known = solverNames();
+  std::vector<std::string> labels;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const std::string run_at = jsonPointerChild(at + "/runs", r);
+    in.object(runs[r], run_at);
+    in.onlyKeys(runs[r], run_at, {"label", "solver", "options", "max_iterations", "compare_to"}, "of a run");
+    const std::string label = in.nonEmptyString(in.required(runs[r], "label", run_at), run_at + "/label");
+    if (std::find(labels.begin(), labels.end(), label) != labels.end())
+      in.fail(run_at + "/label", "'" + label + "' labels an earlier run of this row");
+    labels.push_back(label);
+    const std::string solver = in.nonEmptyString(in.required(runs[r], "solver", run_at), run_at + "/solver");
+    if (std::find(known.begin(), known.end(), solver) == known.end())
+      in.failUnknownName(run_at + "/solver", solver, known, "solver");
+    const json options = runs[r].value("options", json::object());
+    makeSolver(solver, options, path.string(), run_at + "/options");  // validates the options
+    if (runs[r].contains("max_iterations")) in.integerAtLeast(runs[r]["max_iterations"], run_at + "/max_iterations", 1);
+  }
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const std::string against =
+        runs[r].contains("compare_to")
+            ? in.nonEmptyString(runs[r]["compare_to"], jsonPointerChild(at + "/runs", r) + "/compare_to")
+            : baseline;
+    if (std::find(labels.begin(), labels.end(), against) == labels.end())
+      in.fail(runs[r].contains("compare_to") ? jsonPointerChild(at + "/runs", r) + "/compare_to" : at + "/runs",
+              "names no run of this row: '" + against + "'" +
+                  (runs[r].contains("compare_to") ? "" : " (the table's baseline)"));
+  }
+}
+
 json readTable(const fs::path& path) {
   const json table = readJsonFile(path.string());
   const JsonReader in(path.string());
@@ -68,7 +112,8 @@ json readTable(const fs::path& path) {
   if (table.contains("note")) in.string(table["note"], "/note");
   const std::string layout =
       table.contains("layout")
-          ? in.oneOf(table["layout"], "/layout", {"newton", "solvers", "probe", "time_to_tolerance"}, "table layout")
+          ? in.oneOf(table["layout"], "/layout", {"newton", "solvers", "probe", "time_to_tolerance", "frame_time"},
+                     "table layout")
           : "newton";
   if (layout == "time_to_tolerance") {
     const json& thresholds = in.array(in.required(table, "thresholds", ""), "/thresholds");
@@ -78,6 +123,9 @@ json readTable(const fs::path& path) {
       if (threshold >= 1.0) in.fail(jsonPointerChild("/thresholds", k), "a relative residual threshold must be below 1");
     }
     in.nonEmptyString(in.required(table, "baseline", ""), "/baseline");
+  } else if (layout == "frame_time") {
+    in.nonEmptyString(in.required(table, "baseline", ""), "/baseline");
+    if (table.contains("thresholds")) in.fail("/thresholds", "is read only by the \"time_to_tolerance\" layout");
   } else {
     for (const char* key : {"thresholds", "baseline"})
       if (table.contains(key)) in.fail(std::string("/") + key, "is read only by the \"time_to_tolerance\" layout");
@@ -98,6 +146,9 @@ json readTable(const fs::path& path) {
     } else if (layout == "probe") {
       in.onlyKeys(rows[k], at, {"label", "scene", "probe"});
       in.nonEmptyString(in.required(rows[k], "probe", at), at + "/probe");
+    } else if (layout == "frame_time") {
+      in.onlyKeys(rows[k], at, {"label", "scene", "scene_patch", "runs"});
+      readFrameTimeRuns(in, rows[k], at, table["baseline"].get<std::string>(), path);
     } else {
       in.onlyKeys(rows[k], at, {"label", "scene", "solvers", "scene_patch", "solver_max_iterations"});
       const json& solvers = in.object(in.required(rows[k], "solvers", at), at + "/solvers");
@@ -381,6 +432,95 @@ std::vector<std::string> timeToToleranceRows(const json& table, const fs::path& 
   return lines;
 }
 
+// Layout "frame_time": each row's scene with each of its runs (one solver, several
+// configurations), every frame; each run's time against the run it compares to.
+std::vector<std::string> frameTimeRows(const json& table, const fs::path& path, const std::string& out_dir,
+                                       json& environment) {
+  const std::string id = table["id"];
+  const json theirs = table.value("theirs", json::object());
+  std::vector<std::string> lines;
+  lines.push_back("| example | run | vertices | elements | frames | ours: ms / frame | ours: iterations / frame | "
+                  "frames ended by the solver's target | relative true residual at frame end: median (max) | "
+                  "inverted elements at the end | ours: layer building, % of solver time | theirs: % | "
+                  "ours: improvement, % (against) | theirs: % |");
+  lines.push_back("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  size_t run_count = 0, run_index = 0;
+  for (const json& row : table["rows"]) run_count += row["runs"].size();
+  for (size_t k = 0; k < table["rows"].size(); ++k) {
+    const json& row = table["rows"][k];
+    const std::string label = row.at("label");
+    const Scene base = rowScene(path, row, k);
+    std::map<std::string, double> ms_per_frame;  // run label -> mean solver ms per frame
+    std::vector<std::pair<std::string, std::string>> cells;  // per run: its line up to the improvement, its comparison
+    for (size_t r = 0; r < row["runs"].size(); ++r) {
+      ++run_index;
+      const json& spec = row["runs"][r];
+      const std::string run_label = spec["label"], solver = spec["solver"];
+      const std::string field = jsonPointerChild(jsonPointerChild("/rows", k) + "/runs", r);
+      Scene scene = base;
+      const json options = spec.value("options", json::object());
+      useSolver(scene, solver, options, path.string(), field + "/options");
+      if (spec.contains("max_iterations")) {
+        scene.solver.budget.max_iterations = spec["max_iterations"].get<int>();
+        scene.resolved["solver"]["max_iterations"] = scene.solver.budget.max_iterations;
+      }
+      if (const std::string why = makeSolver(solver, options, path.string(), field)->rejectionReason(scene.problem);
+          !why.empty())
+        throw InputError(path.string(), field, "the solver rejects the row's scene: " + why);
+      fmt::print(stderr, "[{}/{}] {}: {} with {} ({} vertices, {} frames)\n", run_index, run_count, id, label, run_label,
+                 scene.problem.numNodes(), scene.problem.time.num_steps);
+      const RunResult run = runScene(scene, {rowOut(out_dir, id, label, run_label), false, 0.0, ""});
+      environment = run.summary["environment"];
+      std::vector<double> ms, iterations, relative;
+      int own_target = 0, diverged_at = 0;
+      double solver_seconds = 0.0;
+      for (const json& step : run.summary["steps"]) {
+        if (step["stop_reason"] == "diverged") {
+          diverged_at = step["step"].get<int>();
+          break;
+        }
+        ms.push_back(1e3 * step["solver_seconds"].get<double>());
+        solver_seconds += step["solver_seconds"].get<double>();
+        iterations.push_back(step["iterations"].get<double>());
+        relative.push_back(step["relative_residual"].get<double>());
+        own_target += step["stop_reason"] == "solver_target";
+      }
+      double layer_seconds = 0.0;
+      const int layer_column = run.log.columnIndex("layer_build_seconds");
+      if (layer_column >= 0)
+        for (const IterationRow& r : run.log.rows())
+          if (std::isfinite(r.extra[layer_column])) layer_seconds += r.extra[layer_column];
+      ms_per_frame[run_label] = mean(ms);
+      std::vector<double> sorted = relative;
+      std::sort(sorted.begin(), sorted.end());
+      const std::string residuals =
+          sorted.empty() ? "–" : fmt::format("{:.3g} ({:.3g})", sorted[sorted.size() / 2], sorted.back());
+      const std::string frames = diverged_at ? fmt::format("{} (diverged at frame {})", ms.size(), diverged_at)
+                                             : std::to_string(ms.size());
+      cells.emplace_back(
+          fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {:.1f} | {} of {} | {} | {} | {} | {} |", label, run_label,
+                      scene.problem.numNodes(), scene.problem.numElements(), frames, mean(ms), mean(iterations),
+                      own_target, ms.size(), residuals, run.summary["final_state"]["inverted_elements"].get<int>(),
+                      layer_column >= 0 && solver_seconds > 0
+                          ? fmt::format("{:.2f}", 100.0 * layer_seconds / solver_seconds)
+                          : "–",
+                      theirValue(theirs, label, {run_label, "layer_build_percent"})),
+          spec.value("compare_to", table["baseline"].get<std::string>()));
+    }
+    for (size_t r = 0; r < cells.size(); ++r) {
+      const std::string run_label = row["runs"][r]["label"];
+      const std::string& against = cells[r].second;
+      const double t = ms_per_frame[run_label], t_against = ms_per_frame[against];
+      const std::string improvement = run_label == against || !(t > 0)
+                                          ? std::string("–")
+                                          : fmt::format("{:+.1f} ({})", 100.0 * t_against / t - 100.0, against);
+      lines.push_back(cells[r].first + fmt::format(" {} | {} |", improvement,
+                                                   theirValue(theirs, label, {run_label, "improvement_percent"})));
+    }
+  }
+  return lines;
+}
+
 // Layout "probe": each row's scene run as it is; the final displacement of its probe and the
 // distance to each of the table's reference displacements, beside the paper's error.
 std::vector<std::string> probeRows(const json& table, const fs::path& path, const std::string& out_dir,
@@ -454,6 +594,7 @@ int tableCommand(const std::string& id, bool list, const std::string& out_dir) {
   const std::vector<std::string> lines = layout == "solvers"             ? solverRows(table, path, out_dir, environment)
                                          : layout == "probe"             ? probeRows(table, path, out_dir, environment)
                                          : layout == "time_to_tolerance" ? timeToToleranceRows(table, path, out_dir, environment)
+                                         : layout == "frame_time"        ? frameTimeRows(table, path, out_dir, environment)
                                                                          : newtonRows(table, path, out_dir, environment);
   fmt::print("## {}\n\n{}\n\n", table["id"].get<std::string>(), table.value("title", ""));
   for (const std::string& line : lines) fmt::print("{}\n", line);

@@ -36,6 +36,7 @@ std::string stopReasonName(StopReason reason) {
     case StopReason::kTimeBudget: return "time_budget";
     case StopReason::kDiverged: return "diverged";
     case StopReason::kStalled: return "stalled";
+    case StopReason::kSolverTarget: return "solver_target";
   }
   return "unknown";
 }

@@ -60,7 +60,9 @@ Budget substepBudget(const Budget& budget, int substeps, int substep, int iterat
 
 // kRoundoff: the solver's update fell to the round-off level of the positions before the
 // target was met: the residual is at the floor double precision allows for this problem.
-enum class StopReason { kNone, kConverged, kRoundoff, kIterationBudget, kTimeBudget, kDiverged, kStalled };
+// kSolverTarget: the solver's own stopping rule, not the yardstick's target (multi-layer XPBD's
+// frame stop on its secondary residual): the step is not called converged.
+enum class StopReason { kNone, kConverged, kRoundoff, kIterationBudget, kTimeBudget, kDiverged, kStalled, kSolverTarget };
 std::string stopReasonName(StopReason reason);
 
 class StepMonitor {

@@ -31,6 +31,7 @@ def verdict(p):
 STOP_WORDS = OrderedDict([("converged", "converged"), ("roundoff_floor", "stopped at the round-off floor"),
                           ("iteration_budget", "stopped at the iteration budget"),
                           ("time_budget", "stopped at the time budget"),
+                          ("solver_target", "stopped at the solver's own target (not the true residual's)"),
                           ("stalled", "stalled"), ("diverged", "diverged"), ("none", "no stop reason")])
 
 

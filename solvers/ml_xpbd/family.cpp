@@ -17,13 +17,18 @@ std::vector<std::string> mlXpbdFamilySolverNames() { return {"ml_xpbd"}; }
 //   "seed": integer >= 0 for "random" (step k uses seed + k). Default 0.
 //   "mass_splitting": "tonge" (default) or "paper" (eq. 15 literally).
 //   "layer_stop": bool, §3.6's layer stop (never in the last layer). Default false.
+//   "frame_stop_reduction": number in (0, 1), the frame stop of Figs. 9-10 and Table 1: end the
+//             step once the secondary residual is (1 - P) times plain XPBD's after its first
+//             sweep (in the last layer, or once the pending residual velocities' norm is below h^2;
+//             the last layer runs past its count, the budget is the hang stop). Absent:
+//             off (the iteration schedule or the budget ends the step).
 //   "log_residuals": bool, log the secondary residuals (eq. 30 and the MATLAB variant) at the
 //             recorded iterations, off the solver's clock. Default true.
 std::unique_ptr<Solver> makeMlXpbdFamilySolver(const std::string& name, const nlohmann::json& options,
                                               const JsonReader& in, const std::string& field) {
   if (name != "ml_xpbd") return nullptr;
   in.onlyKeys(options, field, {"layers", "iterations_per_layer", "ordering", "seed", "mass_splitting", "layer_stop",
-                                    "log_residuals"}, "of solver '" + name + "'");
+                                    "frame_stop_reduction", "log_residuals"}, "of solver '" + name + "'");
   auto at = [&](const char* key) { return jsonPointerChild(field, key); };
   MlXpbdOptions ml;
   if (options.contains("layers")) {
@@ -67,6 +72,13 @@ std::unique_ptr<Solver> makeMlXpbdFamilySolver(const std::string& name, const nl
         options["mass_splitting"], at("mass_splitting"),
         {{"tonge", ml_xpbd::MassSplitting::kTonge}, {"paper", ml_xpbd::MassSplitting::kPaper}}, "mass splitting");
   if (options.contains("layer_stop")) ml.layer_stop = in.boolean(options["layer_stop"], at("layer_stop"));
+  if (options.contains("frame_stop_reduction")) {
+    const std::string where = at("frame_stop_reduction");
+    ml.frame_stop_reduction = in.positive(options["frame_stop_reduction"], where);
+    if (ml.frame_stop_reduction >= 1.0)
+      in.fail(where, "the fraction P of the residual to remove must be below 1, got " +
+                         describeJson(options["frame_stop_reduction"]));
+  }
   if (options.contains("log_residuals")) ml.log_residuals = in.boolean(options["log_residuals"], at("log_residuals"));
   return std::make_unique<MlXpbdSolver>(ml);
 }

@@ -1,8 +1,10 @@
 // Multi-layer XPBD's step, Algorithm 2 (Mercier-Aubin & Kry 2024; spec §5, §7), for
 // MlXpbdSolver (ml_xpbd_solver.hpp): the layer loop joining the elastic sweeps, the layers
 // (layers.hpp) and the rigid bodies with their coupling (rigid_body.hpp).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "core/support/thread_settings.hpp"
 #include "solvers/ml_xpbd/ml_xpbd_solver.hpp"
@@ -65,6 +67,24 @@ void MlXpbdSolver::releaseVertices(const StepObjective& objective, Positions& x,
   objective.applyBoundary(x);
 }
 
+double MlXpbdSolver::firstPlainXpbdResidual(const StepObjective& objective, double inv_h2) {
+  Positions x = x_tilde_;  // plain XPBD's initial guess, as releaseVertices places a never-rigid vertex
+  objective.applyBoundary(x);
+  resetMultipliers();
+  sweep(x, inv_h2);
+  double paper = 0.0, matlab = 0.0;
+  secondaryResiduals(x, inv_h2, paper, matlab);
+  resetMultipliers();
+  return paper;
+}
+
+double MlXpbdSolver::pendingVelocityNorm() const {
+  double squared = 0.0;
+  for (size_t node = 0; node < pending_.size(); ++node)
+    if (pending_[node]) squared += residual_velocity_.segment<3>(3 * node).squaredNorm();
+  return std::sqrt(squared);
+}
+
 void MlXpbdSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
   const double h = objective.dt();
   const double inv_h2 = 1.0 / (h * h);
@@ -98,28 +118,42 @@ void MlXpbdSolver::advance(const StepObjective& objective, State& state, StepMon
   x_previous_step_ = objective.previousPositions();
   previous_step_ = objective.step();
 
+  // The frame stop's target (1 - P) r_1^XPBD, off the solver's clock (spec §7).
+  const bool frame_stop = options_.frame_stop_reduction > 0.0;
+  double frame_target = 0.0;
+  if (frame_stop) {
+    const StepMonitor::ClockPause handed_over(monitor);
+    frame_target = (1.0 - options_.frame_stop_reduction) * firstPlainXpbdResidual(objective, inv_h2);
+  }
+
   int layer = 0;
-  auto recordIteration = [&](int iteration, bool armed_layer_stop, double& secondary) {
-    const bool first = iteration == 0;
+  // The secondary residuals (eq. 30, MATLAB's) at x, when the log or a stop rule needs them:
+  // on the solver's clock when a stop rule reads them (they are part of the method then), off
+  // it when only the log does; NaN when neither does.
+  auto secondaryResidualsFor = [&](bool stop_rule_reads_it, double& secondary, double& matlab) {
+    secondary = matlab = std::numeric_limits<double>::quiet_NaN();
+    if (stop_rule_reads_it) {
+      secondaryResiduals(x, inv_h2, secondary, matlab);
+    } else if (options_.log_residuals) {
+      const StepMonitor::ClockPause diagnostics(monitor);  // for the log only
+      secondaryResiduals(x, inv_h2, secondary, matlab);
+    }
+  };
+  // The frame stop, after an iteration (or the first layer's rigid step, iteration 0).
+  auto frameStopReached = [&](bool last_layer, double secondary) {
+    return frame_stop && secondary <= frame_target && (last_layer || pendingVelocityNorm() < h * h);
+  };
+  auto recordIteration = [&](int iteration, double secondary, double matlab) {
     const double layer_column = layer + 1;
     const double rigid_bodies = static_cast<double>(bodies_.size());
-    if (!options_.log_residuals && !armed_layer_stop) {
-      if (first)
+    if (!options_.log_residuals) {
+      if (iteration == 0)
         return monitor.record(iteration, x, {{"layer", layer_column}, {"rigid_bodies", rigid_bodies},
                                              {"colors", double(numElementColors())},
                                              {"layer_build_seconds", layer_build_seconds}});
       return monitor.record(iteration, x, {{"layer", layer_column}, {"rigid_bodies", rigid_bodies}});
     }
-    double matlab = 0.0;
-    if (options_.log_residuals) {
-      const StepMonitor::ClockPause diagnostics(monitor);  // for the log only
-      secondaryResiduals(x, inv_h2, secondary, matlab);
-    } else {
-      secondaryResiduals(x, inv_h2, secondary, matlab);  // the layer stop needs it: on the clock
-    }
-    if (!options_.log_residuals)
-      return monitor.record(iteration, x, {{"layer", layer_column}, {"rigid_bodies", rigid_bodies}});
-    if (first)
+    if (iteration == 0)
       return monitor.record(iteration, x,
                             {{"secondary_residual", secondary}, {"secondary_residual_matlab", matlab},
                              {"layer", layer_column}, {"rigid_bodies", rigid_bodies},
@@ -165,9 +199,11 @@ void MlXpbdSolver::advance(const StepObjective& objective, State& state, StepMon
       for (int node : body.vertices) never_rigid_[node] = 0;
     }
 
-    double secondary = 0.0;
+    double secondary = 0.0, matlab = 0.0;
     if (iteration == 0) {
-      stop = recordIteration(0, false, secondary);
+      secondaryResidualsFor(frame_stop, secondary, matlab);
+      if (frameStopReached(last_layer, secondary)) monitor.stopFor(StopReason::kSolverTarget);
+      stop = recordIteration(0, secondary, matlab);
       x_last_finite = x;
     }
 
@@ -193,10 +229,16 @@ void MlXpbdSolver::advance(const StepObjective& objective, State& state, StepMon
         stop = true;
         break;
       }
-      bool layer_done = scheduled > 0 && k >= scheduled;
+      // With the frame stop the last layer runs on until its target (or the Budget): its count
+      // in iterations_per_layer is not a cap (spec §7; the Budget is the hang stop).
+      bool layer_done = scheduled > 0 && k >= scheduled && !(frame_stop && last_layer);
       // The schedule of the last layer spent before the Budget: this iteration's row is the last.
-      if (last_layer && layer_done) monitor.stopFor(StopReason::kIterationBudget);
-      stop = recordIteration(iteration, layer_stop, secondary);
+      secondaryResidualsFor(layer_stop || frame_stop, secondary, matlab);
+      if (frameStopReached(last_layer, secondary))
+        monitor.stopFor(StopReason::kSolverTarget);
+      else if (last_layer && layer_done)
+        monitor.stopFor(StopReason::kIterationBudget);
+      stop = recordIteration(iteration, secondary, matlab);
       if (layer_stop) {  // §3.6, armed after the first decrease
         if (k == 1) {
           first_residual = secondary;

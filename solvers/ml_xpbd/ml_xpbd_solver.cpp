@@ -20,6 +20,8 @@ MlXpbdSolver::MlXpbdSolver(MlXpbdOptions options) : options_(std::move(options))
   if (layers.back() != 0.0) throw std::invalid_argument("solver ml_xpbd: the last layer must be fully elastic (0)");
   if (options_.iterations_per_layer.empty() && layers.size() > 1)
     throw std::invalid_argument("solver ml_xpbd: several layers need iterations_per_layer");
+  if (!(options_.frame_stop_reduction >= 0.0 && options_.frame_stop_reduction < 1.0))
+    throw std::invalid_argument("solver ml_xpbd: frame_stop_reduction must be in [0, 1) (0: off)");
   if (!options_.iterations_per_layer.empty()) {
     if (options_.iterations_per_layer.size() != options_.layers.size())
       throw std::invalid_argument("solver ml_xpbd: iterations_per_layer needs one count per layer");

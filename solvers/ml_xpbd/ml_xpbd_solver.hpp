@@ -45,6 +45,14 @@ struct MlXpbdOptions {
   // §3.6: once the secondary residual has decreased, a layer other than the last ends when
   // r_k - r_{k-1} > -kLayerStopTolerance r_1 (r_1: its first iteration's).
   bool layer_stop = false;
+  // The frame stop of Figs. 9-10 and Table 1 (spec §7), 0 = off: with P in (0, 1) the step ends
+  // once the secondary residual is at most (1 - P) r_1^XPBD, r_1^XPBD = plain XPBD's residual
+  // after its first sweep from this step's x~ (computed off the solver's clock, as the authors'
+  // simulate.m hands integrator 1's target to the others), in the last layer or once the
+  // pending residual velocities are small: |v| < h^2, the norm of the whole vector (as the
+  // authors' norm(residualv)). The step is logged as solver_target. The last layer then runs
+  // past its count until the target or the Budget (the authors' hang stop).
+  double frame_stop_reduction = 0.0;
   // Evaluate the secondary residuals at the recorded iterations (a pass as costly as a sweep,
   // off the solver's clock); false leaves those columns empty.
   bool log_residuals = true;
@@ -115,6 +123,12 @@ class MlXpbdSolver : public Solver {
   void releaseVertices(const StepObjective& objective, Positions& x, bool everyone);
   template <int D>
   void residualsOfSlots(const Slots<D>& slots, const Positions& x, double inv_h2);
+  // r_1^XPBD of the frame stop: the secondary residual after one plain sweep from x~ (the
+  // multipliers are reset before and after).
+  double firstPlainXpbdResidual(const StepObjective& objective, double inv_h2);
+  // |v| over the residual velocities not yet applied (the Euclidean norm of the whole vector,
+  // as the authors' code's norm(residualv)).
+  double pendingVelocityNorm() const;
 
   MlXpbdOptions options_;
   const Problem* problem_ = nullptr;
