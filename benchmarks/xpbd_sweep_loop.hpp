@@ -1,9 +1,11 @@
 #pragma once
 // The timed loop of the XPBD-family benchmarks: sweeps of a set-up solver from the prediction
 // of the problem's first step (x^0 + dt^2 M^-1 f_ext), a new step (prediction and multipliers
-// reset, outside the timing) every `sweeps_per_step` sweeps. Returns the last positions.
+// reset, outside the timing) every `sweeps_per_step` sweeps (sweep_loop.hpp). Returns the last
+// positions.
 #include <benchmark/benchmark.h>
 
+#include "benchmarks/sweep_loop.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 
 namespace pbdlab::bench {
@@ -14,20 +16,8 @@ inline Positions timeXpbdSweeps(benchmark::State& state, XpbdSolver& solver, con
   Positions x_pred = problem.mesh.restPositionsFlat();
   const VecX f_ext = problem.externalForce(problem.timeAt(1));  // the first step's
   for (int dof : problem.freeDofs()) x_pred[dof] += dt * dt * f_ext[dof] / problem.dofMasses()[dof];
-  Positions x = x_pred;
-  solver.resetMultipliers();
-  int sweeps = 0;
-  for (auto _ : state) {
-    if (++sweeps % sweeps_per_step == 0) {
-      state.PauseTiming();
-      x = x_pred;
-      solver.resetMultipliers();
-      state.ResumeTiming();
-    }
-    solver.sweep(x, 1.0 / (dt * dt), 0.0);
-    benchmark::ClobberMemory();
-  }
-  return x;
+  return timeSweepsFrom(state, solver, x_pred, sweeps_per_step,
+                        [&](Positions& x) { solver.sweep(x, 1.0 / (dt * dt), 0.0); });
 }
 
 }  // namespace pbdlab::bench
