@@ -22,13 +22,17 @@ ml_xpbd::LayerHierarchy MlXpbdSolver::buildStepLayers(const StepObjective& objec
       request.ordering = ml_xpbd::ElementOrdering::kStrainRate;
       // Eq. 20 between x^{t-1} and x^t; without x^{t-1} (first step, or a step not following
       // the last one) every rate is 0 and the order is the element order.
-      greenStrains(objective.previousPositions(), strains_now_);
-      if (objective.step() == previous_step_ + 1) {
+      const bool follows = objective.step() == previous_step_ + 1;
+      if (follows && strains_step_ == previous_step_)
+        std::swap(strains_previous_, strains_now_);  // x^{t-1}'s strains: the last step's x^t's
+      else if (follows)
         greenStrains(x_previous_step_, strains_previous_);
+      greenStrains(objective.previousPositions(), strains_now_);
+      strains_step_ = objective.step();
+      if (follows)
         request.strain_rates = ml_xpbd::strainRatesFromGreenStrains(strains_now_, strains_previous_, objective.dt());
-      } else {
+      else
         request.strain_rates.assign(strains_now_.size(), 0.0);
-      }
       break;
     }
     case MlXpbdOrdering::kRandom:

@@ -151,7 +151,8 @@ class MlXpbdSolver : public Solver {
   std::vector<int> node_body_;          // per node: its body in the current layer, or -1
   std::vector<char> rigid_slot_;        // per slot: rigid in the current layer
   std::vector<ml_xpbd::RigidBody> bodies_;
-  std::vector<Mat3> strains_now_, strains_previous_;
+  std::vector<Mat3> strains_now_, strains_previous_;  // Green strains at x^t and x^{t-1}
+  int strains_step_ = -2;                             // the step whose x^t strains_now_ holds
   Positions x_previous_step_;           // x^{t-1} for the strain rates (eq. 20)
   int previous_step_ = -2;              // the step index x_previous_step_ started
   std::vector<Positions> layer_end_positions_;
