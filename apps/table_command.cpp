@@ -17,6 +17,8 @@
 #include "validation/runner.hpp"
 #include "validation/scene.hpp"
 #include "validation/scene_patch.hpp"
+#include "apps/table_frame_time.hpp"
+#include "apps/table_rows.hpp"
 
 namespace pbdlab::cli {
 
@@ -33,11 +35,6 @@ fs::path tablesFolder() {
     throw InputError(folder.string(), "(folder)",
                      "no benchmark tables here (data directory from " + dataDirOrigin() + ")");
   return folder;
-}
-
-// A row's scene file, relative to the table file.
-std::string sceneOfRow(const fs::path& table_path, const json& row) {
-  return (table_path.parent_path() / row.at("scene").get<std::string>()).lexically_normal().string();
 }
 
 // A table file, read strictly by the shared reader (core/support/json_reader.hpp): errors name the
@@ -59,7 +56,8 @@ std::string sceneOfRow(const fs::path& table_path, const json& row) {
 //    (multi-layer XPBD's layers against [0]). A run compares to its "compare_to" run, by default
 //    the table's "baseline" (a run label; every row needs the runs it names). Per run, over
 //    every frame: mean solver ms and iterations per frame, the frames its solver's own target
-//    ended (solver_target), the relative true residual at the frame ends, the inverted elements
+//    ended (solver_target), the relative true residual and the solver's secondary residual (a
+//    secondary_residual log column) at the frame ends, the inverted elements
 //    at the end, the share of the solver time spent building layers (a layer_build_seconds
 //    column), and the improvement over the baseline as the multi-layer authors compute it,
 //    100 t_against / t - 100 (%), beside theirs/values/<row>/<run>/improvement_percent.
@@ -67,41 +65,6 @@ std::string sceneOfRow(const fs::path& table_path, const json& row) {
 //    "references" ({"name": [ux, uy, uz]}) are displacements of that probe to measure against:
 //    one line per row with the probe's final displacement and its distance to each reference,
 //    beside theirs/values/<label>/error (an accuracy table, e.g. the high-order paper's Table 1).
-// A "frame_time" row's runs: labels unique and non-empty, a known solver whose options it
-// accepts, an optional budget; the table's baseline among them.
-void readFrameTimeRuns(const JsonReader& in, const json& row, const std::string& at, const std::string& baseline,
-                       const fs::path& path) {
-  const json& runs = in.array(in.required(row, "runs", at), at + "/runs");
-  if (runs.empty()) in.fail(at + "/runs", "names no run");
-  const std::vector<std::string> known = solverNames();
-  std::vector<std::string> labels;
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const std::string run_at = jsonPointerChild(at + "/runs", r);
-    in.object(runs[r], run_at);
-    in.onlyKeys(runs[r], run_at, {"label", "solver", "options", "max_iterations", "compare_to"}, "of a run");
-    const std::string label = in.nonEmptyString(in.required(runs[r], "label", run_at), run_at + "/label");
-    if (std::find(labels.begin(), labels.end(), label) != labels.end())
-      in.fail(run_at + "/label", "'" + label + "' labels an earlier run of this row");
-    labels.push_back(label);
-    const std::string solver = in.nonEmptyString(in.required(runs[r], "solver", run_at), run_at + "/solver");
-    if (std::find(known.begin(), known.end(), solver) == known.end())
-      in.failUnknownName(run_at + "/solver", solver, known, "solver");
-    const json options = runs[r].value("options", json::object());
-    makeSolver(solver, options, path.string(), run_at + "/options");  // validates the options
-    if (runs[r].contains("max_iterations")) in.integerAtLeast(runs[r]["max_iterations"], run_at + "/max_iterations", 1);
-  }
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const std::string against =
-        runs[r].contains("compare_to")
-            ? in.nonEmptyString(runs[r]["compare_to"], jsonPointerChild(at + "/runs", r) + "/compare_to")
-            : baseline;
-    if (std::find(labels.begin(), labels.end(), against) == labels.end())
-      in.fail(runs[r].contains("compare_to") ? jsonPointerChild(at + "/runs", r) + "/compare_to" : at + "/runs",
-              "names no run of this row: '" + against + "'" +
-                  (runs[r].contains("compare_to") ? "" : " (the table's baseline)"));
-  }
-}
-
 json readTable(const fs::path& path) {
   const json table = readJsonFile(path.string());
   const JsonReader in(path.string());
@@ -147,8 +110,8 @@ json readTable(const fs::path& path) {
       in.onlyKeys(rows[k], at, {"label", "scene", "probe"});
       in.nonEmptyString(in.required(rows[k], "probe", at), at + "/probe");
     } else if (layout == "frame_time") {
-      in.onlyKeys(rows[k], at, {"label", "scene", "scene_patch", "runs"});
-      readFrameTimeRuns(in, rows[k], at, table["baseline"].get<std::string>(), path);
+      in.onlyKeys(rows[k], at, {"label", "scene", "scene_patch", "runs", "replay_from", "newton_distance"});
+      readFrameTimeRow(in, rows[k], at, table["baseline"].get<std::string>(), path);
     } else {
       in.onlyKeys(rows[k], at, {"label", "scene", "solvers", "scene_patch", "solver_max_iterations"});
       const json& solvers = in.object(in.required(rows[k], "solvers", at), at + "/solvers");
@@ -182,28 +145,6 @@ json readTable(const fs::path& path) {
   return table;
 }
 
-double mean(const std::vector<double>& values) {
-  double sum = 0.0;
-  for (double v : values) sum += v;
-  return values.empty() ? 0.0 : sum / values.size();
-}
-
-// The paper's value at theirs/values/<label>/<keys...>, printed as given; "–" if absent.
-std::string theirValue(const json& theirs, const std::string& label, std::initializer_list<std::string> keys) {
-  if (!theirs.contains("values") || !theirs["values"].contains(label)) return "–";
-  const json* value = &theirs["values"][label];
-  for (const std::string& key : keys) {
-    if (!value->is_object() || !value->contains(key) || (*value)[key].is_null()) return "–";
-    value = &(*value)[key];
-  }
-  return value->dump();
-}
-
-std::string rowOut(const std::string& out_dir, const std::string& id, const std::string& label,
-                   const std::string& solver = "") {
-  return (fs::path(out_dir) / id / (solver.empty() ? label : label + "/" + solver)).string();
-}
-
 // Layout "newton": the scene's own solver (Newton) with its assembly and factor timings.
 std::vector<std::string> newtonRows(const json& table, const fs::path& path, const std::string& out_dir,
                                     json& environment) {
@@ -234,12 +175,6 @@ std::vector<std::string> newtonRows(const json& table, const fs::path& path, con
                                 step["solver_seconds"].get<double>()));
   }
   return lines;
-}
-
-// Row k's scene with its scene_patch applied.
-Scene rowScene(const fs::path& path, const json& row, size_t k) {
-  return loadPatchedScene(sceneOfRow(path, row), row.value("scene_patch", json::object()), path.string(),
-                          jsonPointerChild("/rows", k) + "/scene_patch");
 }
 
 // Row k's scene set up for one of its solvers: the row's options for it and its budget
@@ -427,95 +362,6 @@ std::vector<std::string> timeToToleranceRows(const json& table, const fs::path& 
         line += std::isfinite(b) && std::isfinite(s) && s > 0 ? fmt::format(" {:.2f} |", b / s) : std::string(" – |");
       }
       lines.push_back(line);
-    }
-  }
-  return lines;
-}
-
-// Layout "frame_time": each row's scene with each of its runs (one solver, several
-// configurations), every frame; each run's time against the run it compares to.
-std::vector<std::string> frameTimeRows(const json& table, const fs::path& path, const std::string& out_dir,
-                                       json& environment) {
-  const std::string id = table["id"];
-  const json theirs = table.value("theirs", json::object());
-  std::vector<std::string> lines;
-  lines.push_back("| example | run | vertices | elements | frames | ours: ms / frame | ours: iterations / frame | "
-                  "frames ended by the solver's target | relative true residual at frame end: median (max) | "
-                  "inverted elements at the end | ours: layer building, % of solver time | theirs: % | "
-                  "ours: improvement, % (against) | theirs: % |");
-  lines.push_back("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-  size_t run_count = 0, run_index = 0;
-  for (const json& row : table["rows"]) run_count += row["runs"].size();
-  for (size_t k = 0; k < table["rows"].size(); ++k) {
-    const json& row = table["rows"][k];
-    const std::string label = row.at("label");
-    const Scene base = rowScene(path, row, k);
-    std::map<std::string, double> ms_per_frame;  // run label -> mean solver ms per frame
-    std::vector<std::pair<std::string, std::string>> cells;  // per run: its line up to the improvement, its comparison
-    for (size_t r = 0; r < row["runs"].size(); ++r) {
-      ++run_index;
-      const json& spec = row["runs"][r];
-      const std::string run_label = spec["label"], solver = spec["solver"];
-      const std::string field = jsonPointerChild(jsonPointerChild("/rows", k) + "/runs", r);
-      Scene scene = base;
-      const json options = spec.value("options", json::object());
-      useSolver(scene, solver, options, path.string(), field + "/options");
-      if (spec.contains("max_iterations")) {
-        scene.solver.budget.max_iterations = spec["max_iterations"].get<int>();
-        scene.resolved["solver"]["max_iterations"] = scene.solver.budget.max_iterations;
-      }
-      if (const std::string why = makeSolver(solver, options, path.string(), field)->rejectionReason(scene.problem);
-          !why.empty())
-        throw InputError(path.string(), field, "the solver rejects the row's scene: " + why);
-      fmt::print(stderr, "[{}/{}] {}: {} with {} ({} vertices, {} frames)\n", run_index, run_count, id, label, run_label,
-                 scene.problem.numNodes(), scene.problem.time.num_steps);
-      const RunResult run = runScene(scene, {rowOut(out_dir, id, label, run_label), false, 0.0, ""});
-      environment = run.summary["environment"];
-      std::vector<double> ms, iterations, relative;
-      int own_target = 0, diverged_at = 0;
-      double solver_seconds = 0.0;
-      for (const json& step : run.summary["steps"]) {
-        if (step["stop_reason"] == "diverged") {
-          diverged_at = step["step"].get<int>();
-          break;
-        }
-        ms.push_back(1e3 * step["solver_seconds"].get<double>());
-        solver_seconds += step["solver_seconds"].get<double>();
-        iterations.push_back(step["iterations"].get<double>());
-        relative.push_back(step["relative_residual"].get<double>());
-        own_target += step["stop_reason"] == "solver_target";
-      }
-      double layer_seconds = 0.0;
-      const int layer_column = run.log.columnIndex("layer_build_seconds");
-      if (layer_column >= 0)
-        for (const IterationRow& r : run.log.rows())
-          if (std::isfinite(r.extra[layer_column])) layer_seconds += r.extra[layer_column];
-      ms_per_frame[run_label] = mean(ms);
-      std::vector<double> sorted = relative;
-      std::sort(sorted.begin(), sorted.end());
-      const std::string residuals =
-          sorted.empty() ? "–" : fmt::format("{:.3g} ({:.3g})", sorted[sorted.size() / 2], sorted.back());
-      const std::string frames = diverged_at ? fmt::format("{} (diverged at frame {})", ms.size(), diverged_at)
-                                             : std::to_string(ms.size());
-      cells.emplace_back(
-          fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {:.1f} | {} of {} | {} | {} | {} | {} |", label, run_label,
-                      scene.problem.numNodes(), scene.problem.numElements(), frames, mean(ms), mean(iterations),
-                      own_target, ms.size(), residuals, run.summary["final_state"]["inverted_elements"].get<int>(),
-                      layer_column >= 0 && solver_seconds > 0
-                          ? fmt::format("{:.2f}", 100.0 * layer_seconds / solver_seconds)
-                          : "–",
-                      theirValue(theirs, label, {run_label, "layer_build_percent"})),
-          spec.value("compare_to", table["baseline"].get<std::string>()));
-    }
-    for (size_t r = 0; r < cells.size(); ++r) {
-      const std::string run_label = row["runs"][r]["label"];
-      const std::string& against = cells[r].second;
-      const double t = ms_per_frame[run_label], t_against = ms_per_frame[against];
-      const std::string improvement = run_label == against || !(t > 0)
-                                          ? std::string("–")
-                                          : fmt::format("{:+.1f} ({})", 100.0 * t_against / t - 100.0, against);
-      lines.push_back(cells[r].first + fmt::format(" {} | {} |", improvement,
-                                                   theirValue(theirs, label, {run_label, "improvement_percent"})));
     }
   }
   return lines;

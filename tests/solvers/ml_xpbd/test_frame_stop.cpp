@@ -41,6 +41,13 @@ Budget atMost(int count) {
   return budget;
 }
 
+// The next step's start: x_next with the runner's backward-Euler velocity.
+void moveOn(const Problem& problem, const Positions& x_next, State& state) {
+  state.v = velocitiesAfterStep(StepObjective(problem, state.x, state.v, state.step), x_next);
+  state.x = x_next;
+  state.step += 1;
+}
+
 MlXpbdOptions plainWithFrameStop(double reduction) {
   MlXpbdOptions options;
   options.frame_stop_reduction = reduction;
@@ -76,9 +83,7 @@ TEST(MlXpbdFrameStop, PlainXpbdStopsAtItsFirstIterationBelowTheTarget) {
     EXPECT_EQ(run.result.reason, StopReason::kSolverTarget);
     EXPECT_EQ(run.result.iterations, first_below);
     ASSERT_EQ((run.x - same_budget.x).lpNorm<Eigen::Infinity>(), 0.0) << "step " << step;
-    state.v = velocitiesAfterStep(StepObjective(problem, state.x, state.v, state.step), run.x);
-    state.x = run.x;
-    state.step += 1;
+    moveOn(problem, run.x, state);
   }
 }
 
@@ -108,9 +113,7 @@ TEST(MlXpbdFrameStop, TheLastLayerRunsPastItsCountToPlainXpbdsTarget) {
     EXPECT_LE(reached, target);
     EXPECT_GT(run.log.value(rows[rows.size() - 2], "secondary_residual"), target);  // not earlier
     EXPECT_EQ(run.log.value(rows.back(), "layer"), 2.0);
-    state.v = velocitiesAfterStep(StepObjective(problem, state.x, state.v, state.step), run.x);
-    state.x = run.x;
-    state.step += 1;
+    moveOn(problem, run.x, state);
   }
 }
 
