@@ -378,7 +378,7 @@ void parseInitialState(const Reader& in, const json& doc, Problem& problem, json
   if (!doc.contains("initial_state")) return;
   const std::string at = "/initial_state";
   const json& value = in.object(doc["initial_state"], at);
-  in.onlyKeys(value, at, {"linear_map", "fixed_point", "velocity", "angular_velocity", "spin_center"},
+  in.onlyKeys(value, at, {"linear_map", "fixed_point", "velocity", "angular_velocity", "spin_center", "spin"},
               "of initial_state");
   if (value.contains("linear_map")) {
     const json& rows = in.array(value["linear_map"], at + "/linear_map");
@@ -406,6 +406,12 @@ void parseInitialState(const Reader& in, const json& doc, Problem& problem, json
       in.fail(at + "/spin_center", "is the centre of angular_velocity's spin, which is not given");
     problem.initial_spin_center = in.vec3(value["spin_center"], at + "/spin_center");
   }
+  if (value.contains("spin")) {
+    if (!value.contains("angular_velocity"))
+      in.fail(at + "/spin", "is the form of angular_velocity's spin, which is not given");
+    problem.initial_spin_chord =
+        in.oneOf(value["spin"], at + "/spin", {"tangent", "chord"}, "spin velocity form") == "chord";
+  }
   if (value.contains("velocity") || value.contains("angular_velocity")) {
     if (problem.time.integrator == Integrator::kQuasistatic)
       in.fail(at + (value.contains("velocity") ? "/velocity" : "/angular_velocity"),
@@ -413,6 +419,7 @@ void parseInitialState(const Reader& in, const json& doc, Problem& problem, json
     out["velocity"] = toJson(problem.initial_velocity);
     out["angular_velocity"] = toJson(problem.initial_angular_velocity);
     out["spin_center"] = toJson(problem.initial_spin_center);
+    out["spin"] = problem.initial_spin_chord ? "chord" : "tangent";
   }
 }
 

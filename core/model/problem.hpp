@@ -147,6 +147,10 @@ class Problem {
   Vec3 initial_velocity = Vec3::Zero();
   Vec3 initial_angular_velocity = Vec3::Zero();
   Vec3 initial_spin_center = Vec3::Zero();
+  // The spin's velocity as the chord of one step's rotation instead of the tangent w x r:
+  // v0 = (r - R(-h w) r) / h, r = x0 - c, h = the step's dt, i.e. the velocity a rigid step of
+  // the rotation h w would have left (the multi-layer authors' setRigidMotion, Fig. 9a).
+  bool initial_spin_chord = false;
 
   // Validates and precomputes (bodies, masses, free DOFs, external forces, energy terms).
   // Throws InputError naming `source` (the scene file) and the offending field.

@@ -18,9 +18,15 @@ State initialState(const Problem& problem) {
   }
   state.v = VecX::Zero(state.x.size());
   if (!problem.initial_velocity.isZero(0.0) || !problem.initial_angular_velocity.isZero(0.0)) {
-    for (int i = 0; i < problem.numNodes(); ++i)
-      state.v.segment<3>(3 * i) = problem.initial_velocity +
-                                  problem.initial_angular_velocity.cross(state.x.segment<3>(3 * i) - problem.initial_spin_center);
+    const Vec3& w = problem.initial_angular_velocity;
+    const double h = problem.stepDt();
+    const Mat3 back = Eigen::AngleAxisd(-h * w.norm(), w.norm() > 0.0 ? Vec3(w.normalized()) : Vec3::UnitZ())
+                          .toRotationMatrix();  // R(-h w), for the chord form
+    for (int i = 0; i < problem.numNodes(); ++i) {
+      const Vec3 r = state.x.segment<3>(3 * i) - problem.initial_spin_center;
+      state.v.segment<3>(3 * i) = problem.initial_velocity + (problem.initial_spin_chord ? Vec3((r - back * r) / h)
+                                                                                          : Vec3(w.cross(r)));
+    }
     for (int dof : problem.fixedDofs()) state.v[dof] = 0.0;
   }
   problem.applyDirichlet(state.x, 0.0);

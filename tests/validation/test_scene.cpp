@@ -2,6 +2,7 @@
 // InputError naming the file and the exact JSON pointer of the field.
 #include "validation/scene.hpp"
 
+#include <Eigen/Geometry>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -211,6 +212,31 @@ TEST(Scene, InitialVelocityIsADriftPlusARigidSpin) {
     EXPECT_LT((v - (u + w.cross(X - c))).norm(), 1e-15) << "node " << i;
   }
   EXPECT_EQ(clamped, 9);
+}
+
+// "spin": "chord" gives the spin's velocity as the chord of one step's rotation, (r - R(-h w) r) / h
+// (the multi-layer authors' setRigidMotion): a rigid step by h w from x0 - h v0 lands on x0.
+TEST(Scene, ChordSpinIsTheVelocityOfOneRigidStep) {
+  json document = minimalScene();
+  document["time"] = json::parse(R"({"integrator": "backward_euler", "dt": 0.01, "steps": 1})");
+  document["initial_state"] =
+      json::parse(R"({"velocity": [0.1, 0, 0], "angular_velocity": [0, 30, 0], "spin_center": [0.5, 0.5, 0.5], "spin": "chord"})");
+  const Scene scene = parseScene(document, "chord.json");
+  EXPECT_EQ(scene.resolved["initial_state"]["spin"], "chord");
+  EXPECT_EQ(parseScene(scene.resolved, "again.json").resolved, scene.resolved);
+  const State state = initialState(scene.problem);
+  const Vec3 u(0.1, 0, 0), w(0, 30, 0), c(0.5, 0.5, 0.5);
+  const double h = 0.01;
+  const Mat3 step = Eigen::AngleAxisd(h * w.norm(), w.normalized()).toRotationMatrix();
+  double largest_tangent_gap = 0.0;
+  for (int i = 0; i < scene.problem.numNodes(); ++i) {
+    const Vec3 r = scene.problem.mesh.restPosition(i) - c;
+    const Vec3 spin = state.v.segment<3>(3 * i) - u;
+    // r - h spin, turned by the step's rotation, is r again.
+    EXPECT_LT((step * (r - h * spin) - r).norm(), 1e-14) << "node " << i;
+    largest_tangent_gap = std::max(largest_tangent_gap, (spin - w.cross(r)).norm());
+  }
+  EXPECT_GT(largest_tangent_gap, 1e-3);  // not the tangent form: O(h |w|^2 |r|)
 }
 
 // "node_sets" adds sets by region: the nodes whose rest position lies in a closed box (the
@@ -437,6 +463,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "/initial_state/angular_velocity"},
         BadCase{"initial_spin_center_alone", kMin, "/initial_state", "{\"spin_center\": [0, 0, 0]}",
                 "/initial_state/spin_center"},
+        BadCase{"initial_spin_form_alone", kMin, "/initial_state", "{\"spin\": \"chord\"}", "/initial_state/spin"},
+        BadCase{"initial_spin_form_unknown", kMin, "/initial_state", "{\"angular_velocity\": [0, 0, 3], \"spin\": \"secant\"}",
+                "/initial_state/spin"},
         BadCase{"initial_state_unknown_key", kMin, "/initial_state", "{\"linear_map\": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], \"offset\": 1}",
                 "/initial_state/offset"},
         BadCase{"region_set_empty", kMin, "/node_sets", R"([{"name": "none", "box": {"min": [5, 5, 5], "max": [6, 6, 6]}}])",
