@@ -13,7 +13,9 @@ std::vector<std::string> mlXpbdFamilySolverNames() { return {"ml_xpbd"}; }
 //   "iterations_per_layer": array of integers >= 1, one per layer (Alg. 2's n_l); required with
 //             more than one layer. Absent with [0]: the layer runs until the budget ends the step.
 //   "ordering": "strain_rate" (eq. 20, default), "random", "vertical_stripes",
-//             "horizontal_stripes" (the cantilever's stripes, Fig. 5).
+//             "horizontal_stripes" (the cantilever's stripes, Fig. 5), "stretch" (ours: per
+//             element at x^t the largest eigenvalue of M_e^-1/2 K_e M_e^-1/2, descending; §4.1's
+//             costly comparison ordering, not the authors' vertex-indexed global eigenvalues).
 //   "seed": integer >= 0 for "random" (step k uses seed + k). Default 0.
 //   "mass_splitting": "tonge" (default) or "paper" (eq. 15 literally).
 //   "layer_stop": bool, §3.6's layer stop (never in the last layer). Default false.
@@ -63,7 +65,8 @@ std::unique_ptr<Solver> makeMlXpbdFamilySolver(const std::string& name, const nl
                                             {{"strain_rate", MlXpbdOrdering::kStrainRate},
                                              {"random", MlXpbdOrdering::kRandom},
                                              {"vertical_stripes", MlXpbdOrdering::kVerticalStripes},
-                                             {"horizontal_stripes", MlXpbdOrdering::kHorizontalStripes}},
+                                             {"horizontal_stripes", MlXpbdOrdering::kHorizontalStripes},
+                                             {"stretch", MlXpbdOrdering::kStretch}},
                                             "ordering");
   if (options.contains("seed"))
     ml.seed = static_cast<std::uint32_t>(in.integer(options["seed"], at("seed"), 0, 2147483647));

@@ -1,5 +1,6 @@
 #include "solvers/ml_xpbd/layers.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -38,12 +39,19 @@ std::vector<double> strainRatesFromDeformationGradients(const std::vector<Mat3>&
   return strainRatesFromGreenStrains(strains_now, strains_previous, h);
 }
 
-std::vector<int> orderByStrainRate(const std::vector<double>& strain_rates) {
-  std::vector<int> order(strain_rates.size());
+namespace {
+// The element indices sorted by `values` (descending or ascending), ties in index order.
+std::vector<int> stableOrderBy(const std::vector<double>& values, bool descending) {
+  std::vector<int> order(values.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return strain_rates[a] < strain_rates[b]; });
+                   [&](int a, int b) { return descending ? values[a] > values[b] : values[a] < values[b]; });
   return order;
+}
+}  // namespace
+
+std::vector<int> orderByStrainRate(const std::vector<double>& strain_rates) {
+  return stableOrderBy(strain_rates, false);
 }
 
 std::vector<int> orderRandomly(int num_elements, std::uint32_t seed) {
@@ -99,6 +107,32 @@ double stripeFraction(const std::vector<Vec3>& centroids, const StripePattern& s
   int in_stripes = 0;
   for (const Vec3& c : centroids) in_stripes += isInStripe(stripes, c[stripes.axis], lowest) ? 1 : 0;
   return static_cast<double>(in_stripes) / static_cast<double>(centroids.size());
+}
+
+namespace {
+template <int n>
+double largestEigenvalueOfMassNormalized(const Eigen::Matrix<double, n, n>& stiffness,
+                                         const Eigen::Matrix<double, n, 1>& dof_masses) {
+  if (!(dof_masses.minCoeff() > 0.0)) throw std::invalid_argument("stretch eigenvalue: masses must be positive");
+  const Eigen::Matrix<double, n, 1> scale = dof_masses.cwiseSqrt().cwiseInverse();  // M^-1/2
+  const Eigen::Matrix<double, n, n> normalized = scale.asDiagonal() * stiffness * scale.asDiagonal();
+  // Only the lower triangle is read: symmetric by construction of a Hessian.
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, n, n>> solver(normalized, Eigen::EigenvaluesOnly);
+  return solver.eigenvalues()[n - 1];  // ascending
+}
+}  // namespace
+
+double largestMassNormalizedEigenvalue(const Eigen::Matrix<double, 6, 6>& stiffness,
+                                       const Eigen::Matrix<double, 6, 1>& dof_masses) {
+  return largestEigenvalueOfMassNormalized<6>(stiffness, dof_masses);
+}
+
+double largestMassNormalizedEigenvalue(const Mat12& stiffness, const Vec12& dof_masses) {
+  return largestEigenvalueOfMassNormalized<12>(stiffness, dof_masses);
+}
+
+std::vector<int> orderByStretch(const std::vector<double>& stretch_eigenvalues) {
+  return stableOrderBy(stretch_eigenvalues, true);
 }
 
 std::vector<Vec3> elementCentroids(const Connectivity& elements, const Positions& x) {
@@ -280,6 +314,11 @@ LayerHierarchy buildLayers(const Connectivity& elements, int num_nodes, const La
       if (static_cast<int>(request.centroids.size()) != num_elements)
         throw std::invalid_argument("layers: stripe ordering needs one centroid per element");
       order = orderByStripes(request.centroids, request.stripes);
+      break;
+    case ElementOrdering::kStretch:
+      if (static_cast<int>(request.stretch_eigenvalues.size()) != num_elements)
+        throw std::invalid_argument("layers: stretch ordering needs one eigenvalue per element");
+      order = orderByStretch(request.stretch_eigenvalues);
       break;
   }
   const double ordering_seconds =

@@ -2,7 +2,8 @@
 // The rigid layers of multi-layer XPBD (Mercier-Aubin & Kry 2024, §3.3; issue 26).
 //  - strain rate per element, eq. 20, as |E(x^t) - E(x^{t-1})|_F^2 / h^2 (the squared norm
 //    orders elements like |E-dot|; the MATLAB's mexEdiffNorm2D uses the same square);
-//  - element orderings: ascending strain rate (stable), random (seeded), stripes by centroid;
+//  - element orderings: ascending strain rate (stable), random (seeded), stripes by centroid,
+//    descending stretch eigenvalue (ours: per element, see orderByStretch; stable);
 //  - layers: for each rigid percentage p_l, the first floor(p_l N_e / 100) elements of the order
 //    minus forced-elastic ones (elements touching a Dirichlet node keep their slot in the count
 //    but are never rigid, as in the authors' code);
@@ -11,8 +12,9 @@
 //    built fine -> coarse with a snapshot per layer. Algorithm 1 line 10 as printed
 //    (u[e] <- s) loses a merge when an element touches two existing sets; here every touched set
 //    is united with the new element (union by size, path compression).
-// Independent of the solver: inputs are deformation gradients (or Green strains), the
-// connectivity and the Dirichlet nodes. docs: /work/shared/papers/specs/multi-layer-xpbd.md §4.
+// Independent of the solver: inputs are deformation gradients (or Green strains), element
+// stiffness matrices and masses (or their stretch eigenvalues), the connectivity and the
+// Dirichlet nodes. docs: /work/shared/papers/specs/multi-layer-xpbd.md §4.
 #include <cstdint>
 #include <vector>
 
@@ -58,6 +60,24 @@ bool isInStripe(const StripePattern& stripes, double coordinate, double min_coor
 std::vector<int> orderByStripes(const std::vector<Vec3>& centroids, const StripePattern& stripes);
 // The share of elements in the stripes (in [0, 1]).
 double stripeFraction(const std::vector<Vec3>& centroids, const StripePattern& stripes);
+
+// The "stretch-based" ordering of §4.1 (Fig. 5), in our reading, not the authors' code: per
+// element e at x^t, the largest eigenvalue of M_e^-1/2 K_e M_e^-1/2 (K_e: the element's StVK
+// Hessian on its free in-plane DOFs, 6 in 2D plane strain, 12 for tet4; M_e: its nodes' lumped
+// masses per DOF), i.e. the squared highest angular frequency of the element alone. The
+// authors' MATLAB takes all eigenvalues of the global diag(1/m) K, indexes them by the
+// element's vertex numbers and sums them: eigenvalue k belongs to no vertex k, so that is not
+// reproduced (docs/multi-layer-xpbd.md). The solver computes K_e (elementStretchEigenvalues,
+// ml_xpbd_solver.hpp); here only the eigenvalue and the sort.
+//
+// Largest eigenvalue of M^-1/2 K M^-1/2 for a symmetric K and positive per-DOF masses
+// (Eigen's SelfAdjointEigenSolver on the fixed-size matrix).
+double largestMassNormalizedEigenvalue(const Eigen::Matrix<double, 6, 6>& stiffness,
+                                       const Eigen::Matrix<double, 6, 1>& dof_masses);
+double largestMassNormalizedEigenvalue(const Mat12& stiffness, const Vec12& dof_masses);
+// Descending eigenvalue (as the authors sort: the stiffest, most stretched elements rigid
+// first); ties keep index order (std::stable_sort).
+std::vector<int> orderByStretch(const std::vector<double>& stretch_eigenvalues);
 
 // Centroid of every element (mean of its nodes) at the positions x (flat [x0 y0 z0 ...]).
 std::vector<Vec3> elementCentroids(const Connectivity& elements, const Positions& x);
@@ -110,7 +130,7 @@ LayerHierarchy buildLayerHierarchy(const Connectivity& elements, int num_nodes, 
                                    const std::vector<double>& rigid_percentages,
                                    const std::vector<char>& forced_elastic);
 
-enum class ElementOrdering { kStrainRate, kRandom, kStripes };
+enum class ElementOrdering { kStrainRate, kRandom, kStripes, kStretch };
 
 struct LayerRequest {
   ElementOrdering ordering = ElementOrdering::kStrainRate;
@@ -119,6 +139,7 @@ struct LayerRequest {
   std::uint32_t seed = 0;            // kRandom
   std::vector<Vec3> centroids;       // kStripes: one per element
   StripePattern stripes;             // kStripes
+  std::vector<double> stretch_eigenvalues;  // kStretch: one per element
   std::vector<char> forced_elastic;  // empty or one per element
 };
 

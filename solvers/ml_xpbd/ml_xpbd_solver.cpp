@@ -8,6 +8,44 @@
 
 namespace pbdlab {
 
+namespace ml_xpbd {
+
+double elementStretchEigenvalue(const ElasticEnergy& energy, int e, const Positions& x, const VecX& node_masses) {
+  const int* nodes = energy.elementNodes(e);
+  if (energy.elementType() == ElementType::kTri3 && energy.isPlaneStrain()) {
+    ElementMatrix<3> hessian;
+    energy.elementTerms<3>(e, x, nullptr, nullptr, &hessian, HessianKind::kTrue);
+    // The in-plane DOFs (x, y of each node): z is pinned in plane strain.
+    Eigen::Matrix<double, 6, 6> stiffness;
+    Eigen::Matrix<double, 6, 1> masses;
+    for (int i = 0; i < 6; ++i) {
+      masses[i] = node_masses[nodes[i / 2]];
+      for (int j = 0; j < 6; ++j) stiffness(i, j) = hessian(3 * (i / 2) + i % 2, 3 * (j / 2) + j % 2);
+    }
+    return largestMassNormalizedEigenvalue(stiffness, masses);
+  }
+  if (energy.elementType() == ElementType::kTet4) {
+    ElementMatrix<4> hessian;
+    energy.elementTerms<4>(e, x, nullptr, nullptr, &hessian, HessianKind::kTrue);
+    Vec12 masses;
+    for (int i = 0; i < 12; ++i) masses[i] = node_masses[nodes[i / 3]];
+    return largestMassNormalizedEigenvalue(hessian, masses);
+  }
+  throw std::invalid_argument("stretch eigenvalue: tri3 in plane strain or tet4 only, not " +
+                              elementTypeName(energy.elementType()));
+}
+
+std::vector<double> elementStretchEigenvalues(const ElasticEnergy& energy, const Positions& x,
+                                              const VecX& node_masses) {
+  const int count = energy.numElements();
+  std::vector<double> eigenvalues(count, 0.0);
+#pragma omp parallel for schedule(static) if (worthThreads(count))
+  for (int e = 0; e < count; ++e) eigenvalues[e] = elementStretchEigenvalue(energy, e, x, node_masses);
+  return eigenvalues;
+}
+
+}  // namespace ml_xpbd
+
 MlXpbdSolver::MlXpbdSolver(MlXpbdOptions options) : options_(std::move(options)) {
   const std::vector<double>& layers = options_.layers;
   if (layers.empty()) throw std::invalid_argument("solver ml_xpbd: layers needs at least one layer ([0])");

@@ -32,7 +32,23 @@
 
 namespace pbdlab {
 
-enum class MlXpbdOrdering { kStrainRate, kRandom, kVerticalStripes, kHorizontalStripes };
+// kStretch: descending largest eigenvalue of M_e^-1/2 K_e M_e^-1/2 at x^t, our reading of the
+// paper's "stretch-based" ordering (§4.1; see ml_xpbd::elementStretchEigenvalue).
+enum class MlXpbdOrdering { kStrainRate, kRandom, kVerticalStripes, kHorizontalStripes, kStretch };
+
+namespace ml_xpbd {
+// The stretch ordering's measure (ours, not the authors' vertex-indexed global eigenvalues;
+// layers.hpp orderByStretch): for element e of `energy` (tri3 plane strain or tet4) at x, the
+// largest eigenvalue of M_e^-1/2 K_e M_e^-1/2, K_e the element's true Hessian
+// (ElasticEnergy::elementTerms, HessianKind::kTrue) restricted to its in-plane DOFs (x, y of
+// its 3 nodes) in plane strain, all 12 DOFs for tet4; M_e the lumped masses of its nodes
+// (`node_masses`, one per node), used also for a node with a prescribed DOF (such an element
+// is never rigid anyway). Throws std::invalid_argument for another element type.
+double elementStretchEigenvalue(const ElasticEnergy& energy, int e, const Positions& x, const VecX& node_masses);
+// Every element's (OpenMP over the elements; the same values for any thread count).
+std::vector<double> elementStretchEigenvalues(const ElasticEnergy& energy, const Positions& x,
+                                              const VecX& node_masses);
+}  // namespace ml_xpbd
 
 struct MlXpbdOptions {
   std::vector<double> layers = {0.0};     // rigid percentage per layer, coarse -> fine, last 0

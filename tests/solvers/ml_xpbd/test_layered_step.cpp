@@ -305,7 +305,8 @@ TEST(MlXpbdLayeredStep, EveryOrderingRuns) {
     return state.x;
   };
   for (MlXpbdOrdering ordering : {MlXpbdOrdering::kStrainRate, MlXpbdOrdering::kRandom,
-                                  MlXpbdOrdering::kVerticalStripes, MlXpbdOrdering::kHorizontalStripes})
+                                  MlXpbdOrdering::kVerticalStripes, MlXpbdOrdering::kHorizontalStripes,
+                                  MlXpbdOrdering::kStretch})
     for (ml_xpbd::MassSplitting splitting : {ml_xpbd::MassSplitting::kTonge, ml_xpbd::MassSplitting::kPaper})
       run(ordering, splitting, 3);
   const Positions a = run(MlXpbdOrdering::kRandom, ml_xpbd::MassSplitting::kTonge, 11);
