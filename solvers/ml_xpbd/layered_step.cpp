@@ -83,11 +83,43 @@ double MlXpbdSolver::firstPlainXpbdResidual(const StepObjective& objective, doub
   Positions x = x_tilde_;  // plain XPBD's initial guess, as releaseVertices places a never-rigid vertex
   objective.applyBoundary(x);
   resetMultipliers();
+  const std::vector<ml_xpbd::VertexContact> step_contacts = contacts_;  // multipliers 0
   sweep(x, inv_h2);
+  for (ml_xpbd::VertexContact& contact : contacts_)
+    ml_xpbd::projectVertexContact(contact, contact_inverse_mass_[contact.node], inv_h2, x);
   double paper = 0.0, matlab = 0.0;
   secondaryResiduals(x, inv_h2, paper, matlab);
   resetMultipliers();
+  contacts_ = step_contacts;
   return paper;
+}
+
+void MlXpbdSolver::projectElasticContacts(Positions& x, double inv_h2) {
+  for (ml_xpbd::VertexContact& contact : contacts_)
+    if (node_body_[contact.node] < 0)
+      ml_xpbd::projectVertexContact(contact, contact_inverse_mass_[contact.node], inv_h2, x);
+}
+
+void MlXpbdSolver::gatherBodyContacts(double inv_h2) {
+  body_contacts_.assign(bodies_.size(), {});
+  body_contact_index_.assign(bodies_.size(), {});
+  for (size_t c = 0; c < contacts_.size(); ++c) {
+    const ml_xpbd::VertexContact& contact = contacts_[c];
+    const int b = node_body_[contact.node];
+    if (b < 0) continue;
+    const std::vector<int>& vertices = bodies_[b].vertices;  // ascending
+    const int local = static_cast<int>(std::lower_bound(vertices.begin(), vertices.end(), contact.node) - vertices.begin());
+    body_contacts_[b].push_back({local, contact.point, contact.normal, contact.lambda, contact.compliance * inv_h2});
+    body_contact_index_[b].push_back(static_cast<int>(c));
+  }
+}
+
+void MlXpbdSolver::returnBodyContacts() {
+  for (size_t b = 0; b < body_contacts_.size(); ++b)
+    for (size_t k = 0; k < body_contacts_[b].size(); ++k)
+      contacts_[body_contact_index_[b][k]].lambda = body_contacts_[b][k].lambda;
+  body_contacts_.clear();
+  body_contact_index_.clear();
 }
 
 double MlXpbdSolver::pendingVelocityNorm() const {
@@ -117,6 +149,8 @@ void MlXpbdSolver::advance(const StepObjective& objective, State& state, StepMon
     residual_velocity_[dof] = objective.previousVelocities()[dof] + h * f_ext[dof] / problem.dofMasses()[dof];
   std::fill(pending_.begin(), pending_.end(), 1);
   std::fill(never_rigid_.begin(), never_rigid_.end(), 1);
+  // The step's contacts (eq. 28), from x^t and the prediction x~; multipliers 0.
+  contacts_ = ml_xpbd::detectContacts(problem, objective.previousPositions(), x_tilde_, dimension_ == 2);
   Positions x = objective.previousPositions();  // Alg. 2 line 1: x^{t+1} := x^t
   objective.applyBoundary(x);
   resetMultipliers();
@@ -210,6 +244,7 @@ void MlXpbdSolver::advance(const StepObjective& objective, State& state, StepMon
       ml_xpbd::updateResidualVelocities(body, x_before_rigid_step_, x, h, residual_velocity_);
       for (int node : body.vertices) never_rigid_[node] = 0;
     }
+    gatherBodyContacts(inv_h2);
 
     double secondary = 0.0, matlab = 0.0;
     if (iteration == 0) {
@@ -228,12 +263,13 @@ void MlXpbdSolver::advance(const StepObjective& objective, State& state, StepMon
     for (int k = 1; !stop; ++k) {
       ++iteration;
       sweepElastic(x, inv_h2, rigid_slot);
-      // Coupling, one Jacobi pass per body (bodies share no vertex: independent), then every
-      // body vertex back on its body (eq. 12), and the boundary values.
+      projectElasticContacts(x, inv_h2);  // eq. 28 for the vertices in no body
+      // Coupling and the body's contacts, one Jacobi pass per body (bodies share no vertex:
+      // independent), then every body vertex back on its body (eq. 12), and the boundary values.
 #pragma omp parallel for schedule(dynamic) if (worthThreads(num_bodies))
       for (int b = 0; b < num_bodies; ++b) {
-        ml_xpbd::projectBodyCoupling(bodies_[b], (*groups)[b].boundary_vertices, node_masses,
-                                     options_.mass_splitting, 0, x);
+        ml_xpbd::projectBodyConstraints(bodies_[b], (*groups)[b].boundary_vertices, node_masses, body_contacts_[b],
+                                        options_.mass_splitting, x);
         ml_xpbd::placeBodyVertices(bodies_[b], x);
       }
       if (num_bodies > 0) objective.applyBoundary(x);
@@ -263,6 +299,7 @@ void MlXpbdSolver::advance(const StepObjective& objective, State& state, StepMon
       if (layer_done) break;
     }
 
+    returnBodyContacts();
     // (e) line 21: rotate the rigid residual velocities by what the constraint solves turned,
     // R_final R_step^T (R was the identity at the layer's start).
     for (const ml_xpbd::RigidBody& body : bodies_)

@@ -81,8 +81,6 @@ std::string MlXpbdSolver::rejectionReason(const Problem& problem) const {
   if (problem.hasMixedElementTypes())
     return me + " builds its constraints over one element type; the scene's bodies have " +
            problem.elementTypesName();
-  if (!problem.colliderTerms().empty())
-    return me + " has no contact constraints yet (paper eq. 28-29 are not built); the scene has kinematic colliders";
   if (problem.collisionDetector())
     return me + " has no contact constraints yet; the scene enables collisions between bodies";
   const ElasticEnergy& energy = problem.elasticEnergy();
@@ -93,8 +91,13 @@ std::string MlXpbdSolver::rejectionReason(const Problem& problem) const {
                 "dN/dX, paper §3); the scene's elements are " + elementTypeName(type);
   // Every other term (weak constraints, bindings) would need its own constraint: refused
   // rather than dropped, so that the solver and the yardstick minimize the same potential.
+  const auto is_collider = [&](const EnergyTerm* term) {
+    for (const auto& collider : problem.colliderTerms())
+      if (static_cast<const EnergyTerm*>(collider.get()) == term) return true;
+    return false;
+  };
   for (const auto& term : problem.terms())
-    if (term.get() != static_cast<const EnergyTerm*>(&energy))
+    if (term.get() != static_cast<const EnergyTerm*>(&energy) && !is_collider(term.get()))
       return me + " treats the elastic term only; the scene also has the energy term '" + term->name() +
              "' (weak constraints or bindings are not built)";
   const int dimension = tri3_plane_strain ? 2 : 3;
@@ -167,6 +170,15 @@ void MlXpbdSolver::setup(const Problem& problem) {
         break;
       }
   forced_elastic_ = ml_xpbd::elementsTouchingNodes(problem.mesh.elements, problem.numNodes(), dirichlet_nodes);
+  // A contact moves its node along n: only a node free in every direction it moves in (x, y in
+  // plane strain) is projected; a node with a Dirichlet DOF keeps its prescribed value.
+  contact_inverse_mass_ = VecX::Zero(problem.numNodes());
+  for (int node = 0; node < problem.numNodes(); ++node) {
+    bool free = true;
+    for (int k = 0; k < dimension_; ++k) free = free && !problem.isFixedDof(3 * node + k);
+    if (free) contact_inverse_mass_[node] = 1.0 / problem.nodeMasses()[node];
+  }
+  contacts_.clear();
   Positions rest(problem.numDofs());
   for (int node = 0; node < problem.numNodes(); ++node) rest.segment<3>(3 * node) = problem.mesh.restPosition(node);
   rest_centroids_ = ml_xpbd::elementCentroids(problem.mesh.elements, rest);
@@ -258,6 +270,14 @@ void MlXpbdSolver::secondaryResiduals(const Positions& x, double inv_h2, double&
   for (size_t s = 0; s < paper_squared_.size(); ++s) {  // in slot order: the same sum for any thread count
     paper_sum += paper_squared_[s];
     matlab_sum += matlab_squared_[s];
+  }
+  // Eq. 30 over the contacts too: C + alpha~ lambda, C = min(n.(x - p), 0).
+  for (const ml_xpbd::VertexContact& contact : contacts_) {
+    const double c = std::min(contact.normal.dot(x.segment<3>(3 * contact.node) - contact.point), 0.0);
+    const double force = contact.compliance * inv_h2 * contact.lambda;
+    paper_sum += (c + force) * (c + force);
+    const double m = std::abs(c) - std::min(std::abs(c), std::abs(force));
+    matlab_sum += m * m;
   }
   paper = std::sqrt(paper_sum);
   matlab = std::sqrt(matlab_sum);

@@ -13,7 +13,8 @@
 // line 21. With layers [0] this is plain XPBD, bit for bit the elastic-only solver it was:
 // x~ = x^n + h v^n + h^2 M^-1 f_ext, lambda = 0, sweeps.
 // Nodes with a Dirichlet condition (and plane strain's pinned z) have inverse mass 0; elements
-// touching a Dirichlet node are never rigid.
+// touching a Dirichlet node are never rigid. Kinematic colliders are penalty contacts (eq. 28,
+// contacts.hpp) of compliance 1 / stiffness, the energy Newton minimizes for them.
 //
 // Log columns (every recorded iteration; one iteration counts across layers): secondary_residual
 // |C + alpha~ lambda| over every element component, rigid ones included (eq. 30),
@@ -26,6 +27,7 @@
 
 #include "core/solver/solver.hpp"
 #include "core/solver/yardstick.hpp"
+#include "solvers/ml_xpbd/contacts.hpp"
 #include "solvers/ml_xpbd/layers.hpp"
 #include "solvers/ml_xpbd/rigid_body.hpp"
 #include "solvers/ml_xpbd/voigt_stvk_constraint.hpp"
@@ -172,6 +174,19 @@ class MlXpbdSolver : public Solver {
   Positions x_previous_step_;           // x^{t-1} for the strain rates (eq. 20)
   int previous_step_ = -2;              // the step index x_previous_step_ started
   std::vector<Positions> layer_end_positions_;
+
+  // Contacts with the kinematic colliders (contacts.hpp), found at the step's start.
+  std::vector<ml_xpbd::VertexContact> contacts_;
+  VecX contact_inverse_mass_;  // per node: 1 / m for a node free to move along every normal, else 0
+  // Per body of the current layer: its vertices' contacts (multipliers copied back after the layer).
+  std::vector<std::vector<ml_xpbd::BodyContact>> body_contacts_;
+  std::vector<std::vector<int>> body_contact_index_;  // the contacts_ index of each body contact
+  // Eq. 5 for the contacts of the vertices in no body of the current layer.
+  void projectElasticContacts(Positions& x, double inv_h2);
+  // Builds body_contacts_ for the current layer's bodies (node_body_ set), and copies their
+  // multipliers back into contacts_ (at the layer's end).
+  void gatherBodyContacts(double inv_h2);
+  void returnBodyContacts();
 };
 
 }  // namespace pbdlab

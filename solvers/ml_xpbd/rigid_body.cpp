@@ -231,15 +231,14 @@ void projectBodyCoupling(RigidBody& body, const std::vector<int>& boundary_verti
 }
 
 void projectBodyConstraints(RigidBody& body, const std::vector<int>& boundary_vertices, const VecX& node_masses,
-                            std::vector<BodyContact>& contacts, double contact_compliance_tilde,
-                            MassSplitting splitting, Positions& x) {
+                            std::vector<BodyContact>& contacts, MassSplitting splitting, Positions& x) {
   const int constraint_count = static_cast<int>(boundary_vertices.size() + contacts.size());
   BodyCorrection correction;
   for (int local_vertex : boundary_vertices)
     projectCoupling(body, local_vertex, node_masses[body.vertices[local_vertex]], splitting, constraint_count, x,
                     correction);
   for (BodyContact& contact : contacts)
-    projectFixedPointContact(body, contact.local_vertex, contact.point, contact.normal, contact_compliance_tilde,
+    projectFixedPointContact(body, contact.local_vertex, contact.point, contact.normal, contact.compliance_tilde,
                              contact.lambda, splitting, constraint_count, correction);
   applyBodyCorrection(body, correction);
 }

@@ -133,6 +133,7 @@ struct BodyContact {
   Vec3 point = Vec3::Zero();
   Vec3 normal = Vec3::UnitY();
   double lambda = 0.0;
+  double compliance_tilde = 0.0;  // alpha / h^2 of this contact (contacts.hpp: alpha = 1 / stiffness)
 };
 
 // One Jacobi pass over all of a body's constraints: the coupling of its boundary vertices and
@@ -140,8 +141,7 @@ struct BodyContact {
 // views moved, then the summed correction applied to the body. The caller places the body's
 // vertices afterwards (placeBodyVertices).
 void projectBodyConstraints(RigidBody& body, const std::vector<int>& boundary_vertices, const VecX& node_masses,
-                            std::vector<BodyContact>& contacts, double contact_compliance_tilde,
-                            MassSplitting splitting, Positions& x);
+                            std::vector<BodyContact>& contacts, MassSplitting splitting, Positions& x);
 
 // One Jacobi pass of the coupling over the given boundary vertices (indices into
 // body.vertices), n_C = their number plus `other_constraints` (e.g. the body's contacts in the

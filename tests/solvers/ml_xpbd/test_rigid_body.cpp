@@ -392,8 +392,8 @@ TEST(MultiLayerContact, CouplingAndContactInOneJacobiPass) {
   for (BodyDimension dimension : {BodyDimension::k2d, BodyDimension::k3d}) {
     CoupledPair pair = coupledPair(dimension, rng);
     const Vec3 normal = Vec3(-0.3, 1.0, 0.0).normalized();
-    std::vector<BodyContact> contacts{{4, pair.body.bodyPoint(4) + 0.02 * normal, normal, 0.0}};
     const double compliance_tilde = 1e-4 / (0.01 * 0.01);
+    std::vector<BodyContact> contacts{{4, pair.body.bodyPoint(4) + 0.02 * normal, normal, 0.0, compliance_tilde}};
 
     RigidBody separate = pair.body;
     Positions separate_views = pair.views;
@@ -404,8 +404,7 @@ TEST(MultiLayerContact, CouplingAndContactInOneJacobiPass) {
                              2, expected);
     applyBodyCorrection(separate, expected);
 
-    projectBodyConstraints(pair.body, {2}, pair.cloud.masses, contacts, compliance_tilde, MassSplitting::kTonge,
-                           pair.views);
+    projectBodyConstraints(pair.body, {2}, pair.cloud.masses, contacts, MassSplitting::kTonge, pair.views);
     EXPECT_LT((pair.body.centre - separate.centre).norm(), 1e-15);
     EXPECT_LT((pair.body.rotation - separate.rotation).norm(), 1e-15);
     EXPECT_LT((pair.views - separate_views).norm(), 1e-15);
