@@ -141,6 +141,7 @@ StepResult advanceOneStep(Solver& solver, const Problem& problem, State& state, 
   StepMonitor monitor(objective, budget, log);
   solver.advance(objective, state, monitor);
   state.v = velocitiesAfterStep(objective, state.x);
+  if (objective.isDynamic()) solver.finishVelocities(objective, state.v);
   state.step += 1;
   state.t = objective.timeNext();
   return {monitor.stopReason(),          monitor.iterations(),   monitor.solverSeconds(),

@@ -4,7 +4,8 @@
 // appending a row to an IterationLog through a StepMonitor, which evaluates the yardstick
 // outside the solver's clock (every iteration, or every k-th: Budget::record_every) and
 // decides when the budget is spent. The runner owns the State's velocities, step and time:
-// after a step it sets v = (x^{n+1} - x^n) / dt (backward Euler) or 0 (quasistatic). A
+// after a step it sets v = (x^{n+1} - x^n) / dt (backward Euler) or 0 (quasistatic), which a
+// solver may then change (Solver::finishVelocities: a restitution). A
 // solver keeps its own data across steps (multipliers, rotations, colorings) as members.
 #include <chrono>
 #include <initializer_list>
@@ -166,6 +167,13 @@ class Solver {
   // Advances `state` by one step of `objective`. The solver chooses its initial guess,
   // calls monitor.record after every iteration and stops when it returns true.
   virtual void advance(const StepObjective& objective, State& state, StepMonitor& monitor) = 0;
+  // After the step, once the runner has set v = (x^{n+1} - x^n) / dt (backward Euler): a solver
+  // whose method changes the velocity after the solve (multi-layer XPBD's restitution, eq. 29)
+  // does it here. Most solvers do not.
+  virtual void finishVelocities(const StepObjective& objective, VecX& v) {
+    (void)objective;
+    (void)v;
+  }
 };
 
 struct StepResult {

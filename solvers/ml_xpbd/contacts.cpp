@@ -35,6 +35,7 @@ std::vector<VertexContact> detectContacts(const Problem& problem, const Position
       contact.normal.normalize();
     }
     contact.compliance = 1.0 / chosen->collider().stiffness;
+    contact.approach_speed = contact.normal.dot(predicted - start) / problem.stepDt();
     contacts.push_back(contact);
   }
   return contacts;
@@ -52,6 +53,16 @@ void projectVertexContact(VertexContact& contact, double inverse_mass, double in
   if (contact.lambda + delta < 0.0) delta = -contact.lambda;
   contact.lambda += delta;
   x.segment<3>(3 * contact.node) += inverse_mass * delta * contact.normal;
+}
+
+void applyRestitution(const std::vector<VertexContact>& contacts, double eps, double gravity, double h,
+                      const VecX& movable, VecX& v) {
+  for (const VertexContact& contact : contacts) {
+    if (contact.lambda <= 0.0 || movable[contact.node] == 0.0 || contact.approach_speed >= 0.0) continue;
+    const double target = -contact.approach_speed <= 2.0 * gravity * h ? 0.0 : -eps * contact.approach_speed;
+    const double now = contact.normal.dot(v.segment<3>(3 * contact.node));
+    v.segment<3>(3 * contact.node) += (target - now) * contact.normal;
+  }
 }
 
 }  // namespace pbdlab::ml_xpbd

@@ -8,8 +8,10 @@
 // An elastic vertex is projected by eq. 5 (a fixed point of inverse mass 0 on the other side);
 // a vertex of a rigid body by projectFixedPointContact (rigid_body.hpp) in its body's Jacobi
 // pass. The multiplier is zero at the step's start and kept across iterations and layers.
-// Restitution (eq. 29) is not built: the runner owns the velocities (v = (x^{n+1} - x^n)/h), so
-// a contact ends the step with the velocity its projection left (the authors' 1e-5 ~ 0).
+// Restitution (eq. 29, as intended: the printed min(-eps vn, 0) never bounces): after the step,
+// at a contact that pushed (lambda > 0) with a pre-solve normal velocity vn~ = n.(v^t + h g) < 0,
+// the normal velocity becomes -eps vn~, or 0 when |vn~| <= 2 |g| h (Mueller et al. 2020's
+// threshold against jitter at rest); off by default (the velocity the projection leaves).
 #include <memory>
 #include <vector>
 
@@ -23,6 +25,7 @@ struct VertexContact {
   Vec3 normal = Vec3::UnitY(); // n, unit, outward (z = 0 in plane strain)
   double compliance = 0.0;     // alpha = 1 / stiffness (alpha~ = alpha / h^2 at projection)
   double lambda = 0.0;         // >= 0: a contact only pushes out
+  double approach_speed = 0.0; // vn~ = n.(x~ - x^t)/h, the pre-solve normal velocity (eq. 29)
 };
 
 // The step's contacts: every node with a free DOF whose position at the step's start or whose
@@ -34,5 +37,10 @@ std::vector<VertexContact> detectContacts(const Problem& problem, const Position
 
 // Eq. 5 for one contact of an elastic vertex of inverse mass `inverse_mass`: moves x_i along n.
 void projectVertexContact(VertexContact& contact, double inverse_mass, double inv_h2, Positions& x);
+
+// Eq. 29 on the velocities after the step (see above), restitution `eps` in [0, 1], `gravity`
+// the magnitude |g|, h the step. Skips nodes with `movable`[node] == 0.
+void applyRestitution(const std::vector<VertexContact>& contacts, double eps, double gravity, double h,
+                      const VecX& movable, VecX& v);
 
 }  // namespace pbdlab::ml_xpbd

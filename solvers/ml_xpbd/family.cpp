@@ -24,13 +24,16 @@ std::vector<std::string> mlXpbdFamilySolverNames() { return {"ml_xpbd"}; }
 //             sweep (in the last layer, or once the pending residual velocities' norm is below h^2;
 //             the last layer runs past its count, the budget is the hang stop). Absent:
 //             off (the iteration schedule or the budget ends the step).
+//   "restitution": number in [0, 1], eq. 29 at the contacts with kinematic colliders (as
+//             intended: a bounce of -eps times the pre-solve normal velocity, none below 2|g|h).
+//             Absent: off (the velocity the contact projection leaves).
 //   "log_residuals": bool, log the secondary residuals (eq. 30 and the MATLAB variant) at the
 //             recorded iterations, off the solver's clock. Default true.
 std::unique_ptr<Solver> makeMlXpbdFamilySolver(const std::string& name, const nlohmann::json& options,
                                               const JsonReader& in, const std::string& field) {
   if (name != "ml_xpbd") return nullptr;
   in.onlyKeys(options, field, {"layers", "iterations_per_layer", "ordering", "seed", "mass_splitting", "layer_stop",
-                                    "frame_stop_reduction", "log_residuals"}, "of solver '" + name + "'");
+                                    "frame_stop_reduction", "restitution", "log_residuals"}, "of solver '" + name + "'");
   auto at = [&](const char* key) { return jsonPointerChild(field, key); };
   MlXpbdOptions ml;
   if (options.contains("layers")) {
@@ -81,6 +84,12 @@ std::unique_ptr<Solver> makeMlXpbdFamilySolver(const std::string& name, const nl
     if (ml.frame_stop_reduction >= 1.0)
       in.fail(where, "the fraction P of the residual to remove must be below 1, got " +
                          describeJson(options["frame_stop_reduction"]));
+  }
+  if (options.contains("restitution")) {
+    const std::string where = at("restitution");
+    ml.restitution = in.nonNegative(options["restitution"], where);
+    if (ml.restitution > 1.0)
+      in.fail(where, "a coefficient of restitution is in [0, 1], got " + describeJson(options["restitution"]));
   }
   if (options.contains("log_residuals")) ml.log_residuals = in.boolean(options["log_residuals"], at("log_residuals"));
   return std::make_unique<MlXpbdSolver>(ml);

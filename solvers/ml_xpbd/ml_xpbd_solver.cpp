@@ -60,6 +60,8 @@ MlXpbdSolver::MlXpbdSolver(MlXpbdOptions options) : options_(std::move(options))
     throw std::invalid_argument("solver ml_xpbd: several layers need iterations_per_layer");
   if (!(options_.frame_stop_reduction >= 0.0 && options_.frame_stop_reduction < 1.0))
     throw std::invalid_argument("solver ml_xpbd: frame_stop_reduction must be in [0, 1) (0: off)");
+  if (options_.restitution > 1.0 || std::isnan(options_.restitution))
+    throw std::invalid_argument("solver ml_xpbd: restitution must be in [0, 1] (negative: off)");
   if (!options_.iterations_per_layer.empty()) {
     if (options_.iterations_per_layer.size() != options_.layers.size())
       throw std::invalid_argument("solver ml_xpbd: iterations_per_layer needs one count per layer");
@@ -281,6 +283,12 @@ void MlXpbdSolver::secondaryResiduals(const Positions& x, double inv_h2, double&
   }
   paper = std::sqrt(paper_sum);
   matlab = std::sqrt(matlab_sum);
+}
+
+void MlXpbdSolver::finishVelocities(const StepObjective& objective, VecX& v) {
+  if (options_.restitution < 0.0) return;
+  ml_xpbd::applyRestitution(contacts_, options_.restitution, objective.problem().gravity.norm(), objective.dt(),
+                            contact_inverse_mass_, v);
 }
 
 }  // namespace pbdlab

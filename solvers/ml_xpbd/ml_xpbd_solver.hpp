@@ -71,6 +71,8 @@ struct MlXpbdOptions {
   // authors' norm(residualv)). The step is logged as solver_target. The last layer then runs
   // past its count until the target or the Budget (the authors' hang stop).
   double frame_stop_reduction = 0.0;
+  // Eq. 29's restitution eps in [0, 1] at the contacts (contacts.hpp); negative: off (default).
+  double restitution = -1.0;
   // Evaluate the secondary residuals at the recorded iterations (a pass as costly as a sweep,
   // off the solver's clock); false leaves those columns empty.
   bool log_residuals = true;
@@ -93,6 +95,8 @@ class MlXpbdSolver : public Solver {
   void setup(const Problem& problem) override;
   // Algorithm 2 (layered_step.cpp).
   void advance(const StepObjective& objective, State& state, StepMonitor& monitor) override;
+  // Eq. 29 at the step's contacts when `restitution` is on.
+  void finishVelocities(const StepObjective& objective, VecX& v) override;
   // With keep_layer_end_positions: x at the end of each layer of the last step, in layer order.
   const std::vector<Positions>& layerEndPositions() const { return layer_end_positions_; }
 

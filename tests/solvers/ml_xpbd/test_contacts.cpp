@@ -152,5 +152,50 @@ TEST(MlXpbdContacts, ARigidLayerIsHeldByItsContacts) {
   EXPECT_LT(std::abs(lowestY(problem, run.x) - lowestY(problem, reference.x)), 0.1 * penetration);
 }
 
+// Eq. 29 as intended: a block hitting the ground at 2 m/s leaves its contact nodes with
+// -eps times their pre-solve normal velocity n.(v^t + h g); eps 0 stops them; at rest (|vn~| =
+// h |g| <= 2 |g| h) nothing bounces; off, the velocity is the projection's.
+TEST(MlXpbdContacts, RestitutionBouncesAtEpsTimesTheApproachSpeed) {
+  Problem problem = blockOnGround(0.001);
+  problem.initial_velocity = Vec3(0.0, -2.0, 0.0);
+  problem.finalize("falling block");
+  const State start = initialState(problem);
+  const double approach = -2.0 - 0.01 * 9.8;  // n.(v^t + h g)
+  for (double eps : {0.5, 0.0, -1.0}) {
+    MlXpbdOptions options;
+    options.restitution = eps;
+    MlXpbdSolver ml(options);
+    ml.setup(problem);
+    State state = start;
+    IterationLog log(ml.logColumns());
+    advanceOneStep(ml, problem, state, upTo(100), log);
+    int bottom = 0;
+    double largest_gap = 0.0;
+    for (int i = 0; i < problem.numNodes(); ++i) {
+      if (start.x[3 * i + 1] > 0.01) continue;  // the bottom row
+      ++bottom;
+      largest_gap = std::max(largest_gap, std::abs(state.v[3 * i + 1] - (-eps * approach)));
+    }
+    std::printf("[ measured ] restitution %g: bottom row |v_y - (-eps vn~)| <= %.3e\n", eps, largest_gap);
+    ASSERT_EQ(bottom, 5);
+    if (eps >= 0.0)
+      EXPECT_LT(largest_gap, 1e-12);
+    else
+      EXPECT_GT(largest_gap, 1e-3);  // off: the projection's velocity, not a set one
+  }
+  // A block at rest on the ground: below the threshold, no bounce.
+  const Problem resting = blockOnGround();
+  MlXpbdOptions bouncy;
+  bouncy.restitution = 1.0;
+  MlXpbdSolver ml(bouncy);
+  ml.setup(resting);
+  State state = initialState(resting);
+  IterationLog log(ml.logColumns());
+  advanceOneStep(ml, resting, state, upTo(100), log);
+  for (int i = 0; i < resting.numNodes(); ++i)
+    if (state.x[3 * i + 1] < 0.01) EXPECT_EQ(state.v[3 * i + 1], 0.0) << "node " << i;
+  EXPECT_THROW(MlXpbdSolver(MlXpbdOptions{.restitution = 1.5}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace pbdlab
