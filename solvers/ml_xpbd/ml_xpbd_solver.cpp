@@ -84,7 +84,7 @@ std::string MlXpbdSolver::rejectionReason(const Problem& problem) const {
     return me + " builds its constraints over one element type; the scene's bodies have " +
            problem.elementTypesName();
   if (problem.collisionDetector())
-    return me + " has no contact constraints yet; the scene enables collisions between bodies";
+    return me + " has no collisions between bodies (kinematic colliders are its only contacts); the scene enables them";
   const ElasticEnergy& energy = problem.elasticEnergy();
   const ElementType type = energy.elementType();
   const bool tri3_plane_strain = type == ElementType::kTri3 && energy.isPlaneStrain();
