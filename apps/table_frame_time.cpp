@@ -190,10 +190,12 @@ std::vector<FrameStats> runReplayed(const std::vector<Scene>& scenes, size_t fro
   return stats;
 }
 
-std::string medianOf(std::vector<double> values, const char* format = "{:.3g}") {
+// "median" or "median (max)" of per-frame values, "–" for none.
+std::string medianCell(std::vector<double> values, bool with_max) {
   if (values.empty()) return "–";
   std::sort(values.begin(), values.end());
-  return fmt::format(fmt::runtime(format), values[values.size() / 2]);
+  const std::string median = fmt::format("{:.3g}", values[values.size() / 2]);
+  return with_max ? median + fmt::format(" ({:.3g})", values.back()) : median;
 }
 
 }  // namespace
@@ -255,25 +257,17 @@ std::vector<std::string> frameTimeRows(const json& table, const fs::path& path, 
       const std::string run_label = runs[r]["label"];
       const std::string against = runs[r].value("compare_to", table["baseline"].get<std::string>());
       const double t = ms_per_frame[run_label], t_against = ms_per_frame[against];
-      std::vector<double> sorted = run.relative;
-      std::sort(sorted.begin(), sorted.end());
       std::string frames = std::to_string(run.ms.size());
       if (run.diverged_at) frames += fmt::format(" (diverged at frame {})", run.diverged_at);
       if (!replayed.empty())
         frames += run_label == replayed ? " (replayed by the others)" : " (from " + replayed + "'s states)";
       if (!replayed.empty() && run.diverged) frames += fmt::format(", {} diverged", run.diverged);
-      std::string newton_cell;
-      if (newton_column) {
-        std::vector<double> d = run.newton_distance;
-        std::sort(d.begin(), d.end());
-        newton_cell = d.empty() ? " – |" : fmt::format(" {:.3g} ({:.3g}) |", d[d.size() / 2], d.back());
-      }
+      const std::string newton_cell = newton_column ? " " + medianCell(run.newton_distance, true) + " |" : "";
       lines.push_back(fmt::format(
           "| {} | {} | {} | {} | {} | {:.2f} | {:.1f} | {} of {} | {} | {} |{} {} | {} | {} | {} | {} |", label, run_label,
           base.problem.numNodes(), base.problem.numElements(), frames, t, mean(run.iterations), run.own_target,
           run.ms.size(),
-          sorted.empty() ? std::string("–") : fmt::format("{:.3g} ({:.3g})", sorted[sorted.size() / 2], sorted.back()),
-          medianOf(run.secondary), newton_cell, run.inverted >= 0 ? std::to_string(run.inverted) : std::string("–"),
+          medianCell(run.relative, true), medianCell(run.secondary, false), newton_cell, run.inverted >= 0 ? std::to_string(run.inverted) : std::string("–"),
           run.has_layer_column && run.solver_seconds > 0
               ? fmt::format("{:.2f}", 100.0 * run.layer_seconds / run.solver_seconds)
               : std::string("–"),
