@@ -27,6 +27,7 @@
 #include "core/support/json_reader.hpp"
 #include "core/support/openmp_wait_policy.hpp"
 #include "meshes/bunny.hpp"
+#include "meshes/gmsh_module.hpp"
 #include "meshes/mesh_recipe.hpp"
 #include "meshes/msh_io.hpp"
 #include "meshes/vtu_writer.hpp"
@@ -348,6 +349,10 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const pbdlab::OutputError& error) {
     // Full disk, file-size limit, permissions: the file named was left as it was.
+    printError("pbdlab: error: ", error.what());
+    return kExitInternal;
+  } catch (const pbdlab::GmshModuleError& error) {
+    // An installation without its Gmsh module: the message says where it was looked for.
     printError("pbdlab: error: ", error.what());
     return kExitInternal;
   } catch (const std::filesystem::filesystem_error& error) {

@@ -30,9 +30,12 @@ if(GMSH_INCLUDE_DIR AND GMSH_LIBRARY)
   set(GMSH_FOUND TRUE)
 endif()
 pbdlab_require(GMSH_FOUND "Gmsh SDK (gmsh.h, libgmsh)" libgmsh-dev)
+# gmsh.h alone (its version macros), and gmsh.h with libgmsh: only the Gmsh module
+# (meshes/gmsh/) and the tests that call Gmsh themselves link libgmsh.
+add_library(pbdlab_gmsh_headers INTERFACE)
+target_include_directories(pbdlab_gmsh_headers SYSTEM INTERFACE ${GMSH_INCLUDE_DIR})
 add_library(pbdlab_gmsh INTERFACE)
-target_include_directories(pbdlab_gmsh SYSTEM INTERFACE ${GMSH_INCLUDE_DIR})
-target_link_libraries(pbdlab_gmsh INTERFACE ${GMSH_LIBRARY})
+target_link_libraries(pbdlab_gmsh INTERFACE pbdlab_gmsh_headers ${GMSH_LIBRARY})
 
 find_package(OpenMP QUIET)
 pbdlab_require(OpenMP_CXX_FOUND "OpenMP for C++" "g++ (libgomp)")

@@ -1,7 +1,5 @@
 #include "meshes/box_mesh.hpp"
 
-#include <gmsh.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -13,8 +11,7 @@
 #include <vector>
 
 #include "meshes/gmsh_meshes.hpp"
-#include "meshes/gmsh_model.hpp"
-#include "meshes/gmsh_session.hpp"
+#include "meshes/gmsh_module.hpp"
 #include "meshes/node_sets.hpp"
 #include "meshes/raise_order.hpp"
 
@@ -143,42 +140,6 @@ void checkRecipe(const BoxMeshRecipe& recipe) {
   }
 }
 
-Vec3 pointCoordinates(int point_tag) {
-  std::vector<double> xyz;
-  gmsh::model::getValue(0, point_tag, {}, xyz);
-  return Vec3(xyz.at(0), xyz.at(1), xyz.at(2));
-}
-
-// Builds the transfinite box in the current Gmsh model and meshes it: hexahedra when
-// `recombine`, Gmsh's transfinite tetrahedra otherwise.
-void generateTransfiniteBox(const BoxMeshRecipe& recipe, bool recombine) {
-  const int volume = gmsh::model::occ::addBox(recipe.origin.x(), recipe.origin.y(), recipe.origin.z(),
-                                              recipe.size.x(), recipe.size.y(), recipe.size.z());
-  gmsh::model::occ::synchronize();
-
-  // Every curve of the box is parallel to one axis: find it from its end points.
-  gmsh::vectorpair curves;
-  gmsh::model::getEntities(curves, 1);
-  for (const auto& curve : curves) {
-    gmsh::vectorpair ends;
-    gmsh::model::getBoundary({curve}, ends, false, false, false);
-    if (ends.size() != 2) throw std::runtime_error("a box edge without two end points");
-    const Vec3 extent = (pointCoordinates(ends[1].second) - pointCoordinates(ends[0].second)).cwiseAbs();
-    int axis = 0;
-    extent.maxCoeff(&axis);
-    gmsh::model::mesh::setTransfiniteCurve(curve.second, recipe.cells[axis] + 1);
-  }
-  gmsh::vectorpair surfaces;
-  gmsh::model::getEntities(surfaces, 2);
-  for (const auto& surface : surfaces) {
-    gmsh::model::mesh::setTransfiniteSurface(surface.second);
-    // Per-surface recombination only: Mesh.Recombine3DAll stays off (TOOLCHAIN.md).
-    if (recombine) gmsh::model::mesh::setRecombine(2, surface.second);
-  }
-  gmsh::model::mesh::setTransfiniteVolume(volume);
-  gmsh::model::mesh::generate(3);
-}
-
 // The structured grid: Gmsh's nodes (in tag order) and, per cell, its 8 corner nodes by
 // position in the cell, corner[a + 2b + 4c] at (i + a, j + b, k + c), with the cell's (i, j, k).
 struct Grid {
@@ -187,14 +148,10 @@ struct Grid {
   std::vector<std::array<int, 3>> cell;
 };
 
-Grid readGrid(const BoxMeshRecipe& recipe) {
+// Gmsh's transfinite hexahedra (their count checked by the module) sorted into cells.
+Grid readGrid(const BoxMeshRecipe& recipe, Mesh hexes) {
   Grid grid;
-  Mesh hexes = gmsh_model::readElements(ElementType::kHex8, recipe.describe());
-  const std::size_t expected = static_cast<std::size_t>(recipe.cells[0]) * recipe.cells[1] * recipe.cells[2];
-  if (static_cast<std::size_t>(hexes.numElements()) != expected) {
-    throw std::runtime_error("Gmsh produced " + std::to_string(hexes.numElements()) + " hexahedra, expected " +
-                             std::to_string(expected));
-  }
+  const std::size_t expected = static_cast<std::size_t>(hexes.numElements());
   const Vec3 h = recipe.size.cwiseQuotient(Vec3(recipe.cells[0], recipe.cells[1], recipe.cells[2]));
   grid.corners.resize(expected);
   grid.cell.resize(expected);
@@ -317,13 +274,7 @@ void pyramids(Grid& grid, std::vector<int>& out) {
 }
 
 // Gmsh's transfinite tetrahedra, each oriented positively.
-void gmshSix(const BoxMeshRecipe& recipe, Mesh& mesh) {
-  mesh = gmsh_model::readElements(ElementType::kTet4, recipe.describe());
-  const std::size_t expected = 6 * static_cast<std::size_t>(recipe.cells[0]) * recipe.cells[1] * recipe.cells[2];
-  if (static_cast<std::size_t>(mesh.numElements()) != expected) {
-    throw std::runtime_error("Gmsh produced " + std::to_string(mesh.numElements()) + " tetrahedra, expected " +
-                             std::to_string(expected));
-  }
+void orientPositively(Mesh& mesh) {
   for (int e = 0; e < mesh.numElements(); ++e) {
     if (signedVolume(mesh.rest_positions, mesh.elements(e, 0), mesh.elements(e, 1), mesh.elements(e, 2),
                      mesh.elements(e, 3)) < 0.0)
@@ -333,18 +284,18 @@ void gmshSix(const BoxMeshRecipe& recipe, Mesh& mesh) {
 
 Mesh makeStructured(const BoxMeshRecipe& recipe) {
   const std::string what = "makeBoxMesh (" + recipe.describe() + ")";
-  Mesh mesh;
-  GmshSession session;
-  gmsh_model::ScopedModel model("pbdlab_box");
-  const bool gmsh_tets = recipe.family == BoxFamily::kGmshSix;
-  gmsh_model::call(what, "meshing the box", [&] { generateTransfiniteBox(recipe, !gmsh_tets); });
-  session.restoreThreadCount();
-  if (gmsh_tets) {
-    gmsh_model::call(what, "reading the mesh", [&] { gmshSix(recipe, mesh); });
+  if (recipe.family == BoxFamily::kGmshSix) {
+    Mesh mesh = gmshModule().transfinite_box(recipe, ElementType::kTet4, what);
+    orientPositively(mesh);
     return mesh;
   }
+  Mesh hexahedra = gmshModule().transfinite_box(recipe, ElementType::kHex8, what);
   Grid grid;
-  gmsh_model::call(what, "reading the mesh", [&] { grid = readGrid(recipe); });
+  try {
+    grid = readGrid(recipe, std::move(hexahedra));
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(what + ": " + e.what());
+  }
   std::vector<int> connectivity;
   switch (recipe.family) {
     case BoxFamily::kFiveTet: splitFive(grid, connectivity); break;
@@ -354,6 +305,7 @@ Mesh makeStructured(const BoxMeshRecipe& recipe) {
     case BoxFamily::kPyramid: pyramids(grid, connectivity); break;
     default: throw std::logic_error("makeStructured: not a structured family");
   }
+  Mesh mesh;
   mesh.element_type = boxFamilyElementType(recipe.family);
   mesh.rest_positions = std::move(grid.nodes.rest_positions);
   const int per = nodesPerElement(mesh.element_type);

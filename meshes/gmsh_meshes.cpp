@@ -1,7 +1,5 @@
 #include "meshes/gmsh_meshes.hpp"
 
-#include <gmsh.h>
-
 #include <Eigen/Geometry>
 
 #include <algorithm>
@@ -25,8 +23,7 @@
 
 #include "core/support/input_error.hpp"
 #include "core/support/input_file.hpp"
-#include "meshes/gmsh_model.hpp"
-#include "meshes/gmsh_session.hpp"
+#include "meshes/gmsh_module.hpp"
 #include "meshes/node_sets.hpp"
 #include "meshes/text_cursor.hpp"
 
@@ -34,7 +31,6 @@ namespace pbdlab {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kMaxEstimatedElements = 5e7;
 // Fewer STL triangles than this are subdivided before Gmsh reads them (tetrahedralizeStl).
 constexpr std::size_t kMinStlTriangles = 64;
@@ -45,22 +41,6 @@ void orientTetsPositively(Mesh& mesh) {
                                      mesh.restPosition(mesh.elements(e, 2)), mesh.restPosition(mesh.elements(e, 3)));
     if (v < 0.0) std::swap(mesh.elements(e, 2), mesh.elements(e, 3));
   }
-}
-
-// Options every generator here sets: one thread (Gmsh's Delaunay mesher with several threads
-// is not deterministic), sizes only from `target_size`, fixed algorithms. General.NumThreads
-// also sets the process's OpenMP thread count: the callers restore it (GmshSession::
-// restoreThreadCount) after these options are restored.
-void setSizeOptions(gmsh_model::ScopedOptions& options, double target_size) {
-  options.set("General.NumThreads", 1);
-  options.set("Mesh.MeshSizeMax", target_size);
-  options.set("Mesh.MeshSizeMin", 0.0);
-  options.set("Mesh.MeshSizeFromPoints", 0);
-  options.set("Mesh.MeshSizeFromCurvature", 0);
-  options.set("Mesh.MeshSizeExtendFromBoundary", 1);
-  options.set("Mesh.Algorithm", 6);    // Frontal-Delaunay 2D
-  options.set("Mesh.Algorithm3D", 1);  // Delaunay 3D
-  options.set("Mesh.Optimize", 1);
 }
 
 std::string gib(double bytes) {
@@ -108,22 +88,7 @@ Mesh makeUnstructuredBox(const Vec3& origin, const Vec3& size, double target_siz
             << " tetrahedra (more than " << kMaxEstimatedElements << ")";
     throw std::invalid_argument(message.str());
   }
-  Mesh mesh;
-  {
-    GmshSession session;
-    {
-      gmsh_model::ScopedModel model("pbdlab_unstructured_box");
-      gmsh_model::ScopedOptions options;
-      gmsh_model::call(source, "meshing the box", [&] {
-        setSizeOptions(options, target_size);
-        gmsh::model::occ::addBox(origin.x(), origin.y(), origin.z(), size.x(), size.y(), size.z());
-        gmsh::model::occ::synchronize();
-        gmsh::model::mesh::generate(3);
-      });
-      gmsh_model::call(source, "reading the mesh", [&] { mesh = gmsh_model::readElements(ElementType::kTet4, source); });
-    }
-    session.restoreThreadCount();
-  }
+  Mesh mesh = gmshModule().unstructured_box(origin, size, target_size, source);
   mesh.source = source;
   orientTetsPositively(mesh);
   return mesh;
@@ -175,8 +140,7 @@ Mesh makeRectangleMesh(const RectangleRecipe& recipe) {
       throw std::invalid_argument(source + ": size must be positive and finite");
   }
   if (!recipe.origin.allFinite()) throw std::invalid_argument(source + ": origin must be finite");
-  const bool unstructured = recipe.target_size > 0.0;
-  if (unstructured) {
+  if (recipe.target_size > 0.0) {  // unstructured
     if (!std::isfinite(recipe.target_size)) throw std::invalid_argument(source + ": target_size must be finite");
     const double estimate = recipe.size[0] * recipe.size[1] / (std::sqrt(3.0) / 4.0 * recipe.target_size * recipe.target_size);
     if (estimate > kMaxEstimatedElements) throw std::invalid_argument(source + ": target_size is too small");
@@ -186,36 +150,7 @@ Mesh makeRectangleMesh(const RectangleRecipe& recipe) {
       throw std::invalid_argument(source + ": too many cells");
   }
 
-  Mesh mesh;
-  {
-    GmshSession session;
-    {
-      gmsh_model::ScopedModel model("pbdlab_rectangle");
-      gmsh_model::ScopedOptions options;
-      gmsh_model::call(source, "meshing the rectangle", [&] {
-        setSizeOptions(options, unstructured ? recipe.target_size : 1e22);
-        const int surface = gmsh::model::occ::addRectangle(0.0, 0.0, 0.0, recipe.size[0], recipe.size[1]);
-        gmsh::model::occ::synchronize();
-        if (!unstructured) {
-          gmsh::vectorpair curves;
-          gmsh::model::getEntities(curves, 1);
-          for (const auto& curve : curves) {
-            double xmin, ymin, zmin, xmax, ymax, zmax;
-            gmsh::model::getBoundingBox(1, curve.second, xmin, ymin, zmin, xmax, ymax, zmax);
-            const int along = (xmax - xmin) > (ymax - ymin) ? 0 : 1;
-            gmsh::model::mesh::setTransfiniteCurve(curve.second, recipe.cells[static_cast<std::size_t>(along)] + 1);
-          }
-          const char* arrangement = recipe.diagonals == RectangleRecipe::Diagonals::kLeft    ? "Left"
-                                    : recipe.diagonals == RectangleRecipe::Diagonals::kRight ? "Right"
-                                                                                             : "AlternateLeft";
-          gmsh::model::mesh::setTransfiniteSurface(surface, arrangement);
-        }
-        gmsh::model::mesh::generate(2);
-      });
-      gmsh_model::call(source, "reading the mesh", [&] { mesh = gmsh_model::readElements(ElementType::kTri3, source); });
-    }
-    session.restoreThreadCount();
-  }
+  Mesh mesh = gmshModule().rectangle(recipe, source);
   // Counter-clockwise in (u, v), then placed in the plane.
   for (int e = 0; e < mesh.numElements(); ++e) {
     const Vec3 a = mesh.restPosition(mesh.elements(e, 0)), b = mesh.restPosition(mesh.elements(e, 1)),
@@ -302,41 +237,6 @@ struct TemporaryFile {
     if (!path.empty()) std::filesystem::remove(path, ec);
   }
 };
-
-// The surface Gmsh read from an STL file must be finite and closed before it is classified and
-// filled: a NaN vertex made Gmsh loop forever, and an open or truncated surface ended in its
-// "No elements in volume 1", which does not say what is wrong with the file.
-void checkClosedFiniteSurface() {
-  std::vector<std::size_t> node_tags;
-  std::vector<double> coords, parametric;
-  gmsh::model::mesh::getNodes(node_tags, coords, parametric, 2, -1, true, false);
-  for (std::size_t k = 0; k < node_tags.size(); ++k)
-    for (int c = 0; c < 3; ++c)
-      if (!std::isfinite(coords[3 * k + c]))
-        throw std::runtime_error("vertex " + std::to_string(k + 1) + " has a non-finite coordinate (" +
-                                 std::to_string(coords[3 * k + c]) + ")");
-  std::vector<std::size_t> triangle_tags, triangle_nodes;
-  gmsh::model::mesh::getElementsByType(2, triangle_tags, triangle_nodes, -1);
-  if (triangle_tags.empty()) throw std::runtime_error("the file holds no triangles");
-  // A closed surface: every edge is shared by exactly two triangles.
-  std::map<std::pair<std::size_t, std::size_t>, int> edge_triangles;
-  for (std::size_t t = 0; t < triangle_tags.size(); ++t)
-    for (int e = 0; e < 3; ++e) {
-      const std::size_t a = triangle_nodes[3 * t + e], b = triangle_nodes[3 * t + (e + 1) % 3];
-      ++edge_triangles[{std::min(a, b), std::max(a, b)}];
-    }
-  int open = 0, shared_by_more = 0;
-  for (const auto& [edge, count] : edge_triangles) {
-    open += count == 1;
-    shared_by_more += count > 2;
-  }
-  if (open > 0 || shared_by_more > 0)
-    throw std::runtime_error("the surface is not closed: of its " + std::to_string(edge_triangles.size()) + " edges, " +
-                             std::to_string(open) + " belong to one triangle only and " +
-                             std::to_string(shared_by_more) +
-                             " to more than two (a hole, a truncated file, or a non-manifold surface); a volume "
-                             "mesh needs a closed surface");
-}
 
 }  // namespace
 
@@ -458,36 +358,7 @@ Mesh tetrahedralizeStl(const std::string& path, double target_size, double featu
     if (!out) throw std::runtime_error(source + ": cannot write the temporary file '" + subdivided.path + "'");
     gmsh_input = subdivided.path;
   }
-  Mesh mesh;
-  {
-    GmshSession session;
-    {
-      gmsh_model::ScopedModel model("pbdlab_stl");
-      gmsh_model::ScopedOptions options;
-      gmsh_model::call(source, "reading and meshing '" + path + "'", [&] {
-        setSizeOptions(options, target_size);
-        gmsh::merge(gmsh_input);
-        gmsh::vectorpair triangles;
-        gmsh::model::getEntities(triangles, 2);
-        if (triangles.empty()) throw std::runtime_error("the file holds no triangles");
-        checkClosedFiniteSurface();
-        // Split the surface into patches that can each be parametrized, give them a geometry,
-        // remesh them at target_size and fill the volume.
-        gmsh::model::mesh::classifySurfaces(feature_angle_deg * kPi / 180.0, true, true, kPi);
-        gmsh::model::mesh::createGeometry();
-        gmsh::vectorpair patches;
-        gmsh::model::getEntities(patches, 2);
-        std::vector<int> surface_tags;
-        for (const auto& patch : patches) surface_tags.push_back(patch.second);
-        const int loop = gmsh::model::geo::addSurfaceLoop(surface_tags);
-        gmsh::model::geo::addVolume({loop});
-        gmsh::model::geo::synchronize();
-        gmsh::model::mesh::generate(3);
-      });
-      gmsh_model::call(source, "reading the mesh", [&] { mesh = gmsh_model::readElements(ElementType::kTet4, source); });
-    }
-    session.restoreThreadCount();
-  }
+  Mesh mesh = gmshModule().stl_volume(gmsh_input, path, target_size, feature_angle_deg, source);
   mesh.source = source;
   orientTetsPositively(mesh);
   addFaceNodeSets(mesh);

@@ -13,7 +13,10 @@
 //   outer guard's Gmsh state: code inside an inner guard must not assume a fresh model and
 //   must not call gmsh::initialize/finalize itself.
 // Do not call gmsh::initialize/finalize directly anywhere else in pbdlab.
-#include <mutex>
+//
+// The state lives in the Gmsh module (meshes/gmsh_module.hpp): a guard opens the module, so a
+// program that calls gmsh:: itself (the Gmsh tests) and the module's generators share one
+// session count and one libgmsh.
 
 namespace pbdlab {
 
@@ -28,9 +31,6 @@ class GmshSession {
   int savedThreadCount() const;
   // Sets the OpenMP thread count back to savedThreadCount(), for Gmsh calls that change it.
   void restoreThreadCount() const;
-
- private:
-  std::unique_lock<std::recursive_mutex> lock_;
 };
 
 }  // namespace pbdlab

@@ -1,7 +1,5 @@
 #include "meshes/quadrilateral_mesh.hpp"
 
-#include <gmsh.h>
-
 #include <Eigen/Geometry>
 
 #include <cmath>
@@ -10,8 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "meshes/gmsh_model.hpp"
-#include "meshes/gmsh_session.hpp"
+#include "meshes/gmsh_module.hpp"
 #include "meshes/node_sets.hpp"
 
 namespace pbdlab {
@@ -45,36 +42,7 @@ Mesh makeQuadrilateralMesh(const QuadrilateralRecipe& recipe) {
   if (recipe.cells[0] < 1 || recipe.cells[1] < 1) throw std::invalid_argument(source + ": cells per side must be >= 1");
   if (2.0 * recipe.cells[0] * recipe.cells[1] > 5e7) throw std::invalid_argument(source + ": too many cells");
 
-  Mesh mesh;
-  {
-    GmshSession session;
-    {
-      gmsh_model::ScopedModel model("pbdlab_quadrilateral");
-      gmsh_model::ScopedOptions options;
-      gmsh_model::call(source, "meshing the quadrilateral", [&] {
-        options.set("General.NumThreads", 1);
-        options.set("Mesh.MeshSizeMax", 1e22);
-        options.set("Mesh.MeshSizeMin", 0.0);
-        options.set("Mesh.MeshSizeFromPoints", 0);
-        options.set("Mesh.MeshSizeFromCurvature", 0);
-        int points[4], lines[4];
-        for (int k = 0; k < 4; ++k) points[k] = gmsh::model::geo::addPoint(p[k].x(), p[k].y(), 0.0);
-        for (int k = 0; k < 4; ++k) lines[k] = gmsh::model::geo::addLine(points[k], points[(k + 1) % 4]);
-        const int loop = gmsh::model::geo::addCurveLoop({lines[0], lines[1], lines[2], lines[3]});
-        const int surface = gmsh::model::geo::addPlaneSurface({loop});
-        for (int k = 0; k < 4; ++k)
-          gmsh::model::geo::mesh::setTransfiniteCurve(lines[k], recipe.cells[static_cast<std::size_t>(k % 2)] + 1);
-        const char* arrangement = recipe.diagonals == RectangleRecipe::Diagonals::kLeft    ? "Left"
-                                  : recipe.diagonals == RectangleRecipe::Diagonals::kRight ? "Right"
-                                                                                           : "AlternateLeft";
-        gmsh::model::geo::mesh::setTransfiniteSurface(surface, arrangement, {points[0], points[1], points[2], points[3]});
-        gmsh::model::geo::synchronize();
-        gmsh::model::mesh::generate(2);
-      });
-      gmsh_model::call(source, "reading the mesh", [&] { mesh = gmsh_model::readElements(ElementType::kTri3, source); });
-    }
-    session.restoreThreadCount();
-  }
+  Mesh mesh = gmshModule().quadrilateral(recipe, source);
   for (int e = 0; e < mesh.numElements(); ++e) {  // counter-clockwise, as every 2D mesh
     const Vec3 a = mesh.restPosition(mesh.elements(e, 0)), b = mesh.restPosition(mesh.elements(e, 1)),
                c = mesh.restPosition(mesh.elements(e, 2));

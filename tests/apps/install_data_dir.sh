@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `cmake --install` gives a pbdlab that finds its data in PREFIX/share/pbdlab, the build
-# tree's pbdlab finds the source tree through pbdlab-data-dir.txt, --data-dir and
-# PBDLAB_DATA_DIR override both, a binary with none of these names what it searched, and no
-# binary holds the source folder's path.
+# `cmake --install` gives a pbdlab that finds its data in PREFIX/share/pbdlab and its Gmsh
+# module in PREFIX/lib/pbdlab, the build tree's pbdlab finds the source tree through
+# pbdlab-data-dir.txt, --data-dir and PBDLAB_DATA_DIR override both, a binary with none of these
+# names what it searched, one without its Gmsh module says so, and no binary holds the source
+# folder's path.
 # Usage: install_data_dir.sh CMAKE_COMMAND BUILD_DIR SOURCE_DIR BUILD_TREE_PBDLAB
 set -euo pipefail
 cmake=$1 build=$2 source=$3 built=$4
@@ -25,12 +26,15 @@ for f in "$prefix"/share/pbdlab/reports/pbdlab_report/{test_*.py,fake_runs.py}; 
   [[ ! -e $f ]] || fail "installed, but only the tests need it: $f"
 done
 [[ ! -e $prefix/bin/pbdlab-data-dir.txt ]] || fail "the build tree's pbdlab-data-dir.txt was installed"
+[[ -s $prefix/lib/pbdlab/libpbdlab_gmsh.so ]] || fail "not installed: lib/pbdlab/libpbdlab_gmsh.so"
 
-# No compiled-in source path, neither installed nor in the build tree.
+# No compiled-in source path, neither installed nor in the build tree (its run path is relative
+# too). grep reads the binary itself: `strings | grep -q` under pipefail lost matches to SIGPIPE.
 for binary in "$pbdlab" "$built"; do
   for dir in "$source" "$(realpath "$source")"; do
-    if strings "$binary" | grep -qF "$dir"; then fail "$binary holds the source folder $dir"; fi
+    if grep -qaF -- "$dir" "$binary"; then fail "$binary holds the source folder $dir"; fi
   done
+  grep -qaF -- '$ORIGIN/../lib/pbdlab' "$binary" || fail "$binary has no run path \$ORIGIN/../lib/pbdlab"
 done
 
 # The help documents the data directory.
@@ -85,7 +89,13 @@ for expected in "--data-dir: not given" "PBDLAB_DATA_DIR: not set" "$work/lonely
                 "$work/lonely/bin/pbdlab-data-dir.txt: no such file"; do
   grep -qF -- "$expected" "$work/err.txt" || fail "the error does not say '$expected'"
 done
-# run and mesh need no data directory.
-"$work/lonely/bin/pbdlab" mesh '{"type": "box", "size": [1, 1, 1], "cells": [1, 1, 1]}' --no-cache > /dev/null \
-  || fail "mesh without a data directory"
+# Without lib/pbdlab beside it, a mesh Gmsh makes fails with an error naming the module (exit 1);
+# a copied bin/ and lib/ work without a data directory (run and mesh need none).
+box='{"type": "box", "size": [1, 1, 1], "cells": [1, 1, 1]}'
+status=0
+"$work/lonely/bin/pbdlab" mesh "$box" --no-cache > /dev/null 2> "$work/err.txt" || status=$?
+[[ $status == 1 ]] && grep -q "cannot use its Gmsh module 'libpbdlab_gmsh.so'" "$work/err.txt" \
+  || { cat "$work/err.txt"; fail "no Gmsh module: exit $status, expected 1 and its name"; }
+cp -r "$prefix/lib" "$work/lonely/lib"
+"$work/lonely/bin/pbdlab" mesh "$box" --no-cache > /dev/null || fail "mesh without a data directory"
 echo "install_data_dir: ok"

@@ -1,4 +1,4 @@
-#include "meshes/gmsh_model.hpp"
+#include "meshes/gmsh/gmsh_model.hpp"
 
 #include <gmsh.h>
 
