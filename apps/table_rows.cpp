@@ -1,6 +1,8 @@
 // Helpers shared by the layouts of `pbdlab table` (apps/table_command.cpp, apps/table_frame_time.cpp).
 #include "apps/table_rows.hpp"
 
+#include <algorithm>
+
 #include "core/support/json_reader.hpp"
 #include "validation/scene_patch.hpp"
 
@@ -29,9 +31,20 @@ std::string theirValue(const json& theirs, const std::string& label, std::initia
   return value->dump();
 }
 
+namespace {
+
+// A label as one folder name: "pi/4 rad/s" made nested folders, and ".." would leave out_dir.
+std::string folderName(std::string label) {
+  std::replace(label.begin(), label.end(), '/', '_');
+  return label == "." || label == ".." ? "_" + label : label;
+}
+
+}  // namespace
+
 std::string rowOut(const std::string& out_dir, const std::string& id, const std::string& label,
                    const std::string& solver) {
-  return (fs::path(out_dir) / id / (solver.empty() ? label : label + "/" + solver)).string();
+  const fs::path row = fs::path(out_dir) / id / folderName(label);
+  return (solver.empty() ? row : row / folderName(solver)).string();
 }
 
 Scene rowScene(const fs::path& path, const json& row, size_t k) {

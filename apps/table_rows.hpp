@@ -17,7 +17,7 @@ namespace pbdlab::cli {
 std::string sceneOfRow(const std::filesystem::path& table_path, const nlohmann::json& row);
 // Row k's scene with its scene_patch applied (errors name the table file and the field).
 Scene rowScene(const std::filesystem::path& path, const nlohmann::json& row, size_t k);
-// The folder of a row's run: OUT/ID/LABEL[/SOLVER].
+// The folder of a row's run: OUT/ID/LABEL[/SOLVER], each '/' of LABEL and SOLVER made '_' (one folder each).
 std::string rowOut(const std::string& out_dir, const std::string& id, const std::string& label,
                    const std::string& solver = "");
 // The paper's value at theirs/values/<label>/<keys...>, printed as given; "–" if absent.

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/support/short_number.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "meshes/gmsh_module.hpp"
 #include "meshes/node_sets.hpp"
@@ -41,13 +42,6 @@ const FamilyInfo& info(BoxFamily family) {
   for (const FamilyInfo& f : kFamilies)
     if (f.family == family) return f;
   throw std::invalid_argument("unknown box family");
-}
-
-std::string formatNumber(double v) {
-  std::ostringstream out;
-  out.precision(6);
-  out << v;
-  return out.str();
 }
 
 }  // namespace
@@ -120,7 +114,7 @@ void checkRecipe(const BoxMeshRecipe& recipe) {
   if (recipe.family == BoxFamily::kUnstructured) {
     if (!std::isfinite(recipe.target_size) || !(recipe.target_size > 0.0)) {
       throw std::invalid_argument(what + "target_size must be positive and finite, got " +
-                                  formatNumber(recipe.target_size));
+                                  shortNumber(recipe.target_size));
     }
     return;  // makeUnstructuredBox checks the element count estimate
   }

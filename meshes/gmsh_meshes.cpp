@@ -52,6 +52,14 @@ std::string gib(double bytes) {
 
 }  // namespace
 
+void orientTrianglesCounterClockwise(Mesh& mesh) {
+  for (int e = 0; e < mesh.numElements(); ++e) {
+    const Vec3 a = mesh.restPosition(mesh.elements(e, 0)), b = mesh.restPosition(mesh.elements(e, 1)),
+               c = mesh.restPosition(mesh.elements(e, 2));
+    if ((b - a).cross(c - a).z() < 0.0) std::swap(mesh.elements(e, 1), mesh.elements(e, 2));
+  }
+}
+
 double physicalMemoryBytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return 1e18;  // unknown: no limit
@@ -152,11 +160,7 @@ Mesh makeRectangleMesh(const RectangleRecipe& recipe) {
 
   Mesh mesh = gmshModule().rectangle(recipe, source);
   // Counter-clockwise in (u, v), then placed in the plane.
-  for (int e = 0; e < mesh.numElements(); ++e) {
-    const Vec3 a = mesh.restPosition(mesh.elements(e, 0)), b = mesh.restPosition(mesh.elements(e, 1)),
-               c = mesh.restPosition(mesh.elements(e, 2));
-    if ((b - a).cross(c - a).z() < 0.0) std::swap(mesh.elements(e, 1), mesh.elements(e, 2));
-  }
+  orientTrianglesCounterClockwise(mesh);
   MatX3 placed = MatX3::Zero(mesh.numNodes(), 3);
   for (int n = 0; n < mesh.numNodes(); ++n) {
     placed.row(n) = recipe.origin.transpose();

@@ -38,6 +38,10 @@ struct RectangleRecipe {
 // of the axes the rectangle spans: "x-min", "x-max", "y-min", "y-max" for "xy") and "all".
 // Throws std::invalid_argument for a bad recipe, std::runtime_error if Gmsh fails.
 Mesh makeRectangleMesh(const RectangleRecipe& recipe);
+
+// Swaps the last two nodes of every clockwise triangle (seen from +z): every 2D mesh of pbdlab
+// is counter-clockwise.
+void orientTrianglesCounterClockwise(Mesh& mesh);
 std::string diagonalsName(RectangleRecipe::Diagonals diagonals);
 RectangleRecipe::Diagonals parseDiagonals(const std::string& name);  // throws invalid_argument
 

@@ -14,12 +14,13 @@
 #include "core/fem/mesh.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
+#include "meshes/polygon_mesh.hpp"
 #include "meshes/quadrilateral_mesh.hpp"
 
 namespace pbdlab {
 
 // Raised whenever the table below changes: a module from another build is refused.
-constexpr int kGmshModuleInterfaceVersion = 1;
+constexpr int kGmshModuleInterfaceVersion = 2;
 
 struct GmshModule {
   int interface_version;
@@ -38,6 +39,8 @@ struct GmshModule {
   Mesh (*rectangle)(const RectangleRecipe& recipe, const std::string& source);
   // Triangles of the (checked) convex quadrilateral, z = 0.
   Mesh (*quadrilateral)(const QuadrilateralRecipe& recipe, const std::string& source);
+  // Triangles of the (checked) polygon with its holes, z = 0.
+  Mesh (*polygon)(const PolygonRecipe& recipe, const std::string& source);
   // Tetrahedra filling the closed surface of the STL file gmsh_input (`path` is the user's file,
   // named in errors).
   Mesh (*stl_volume)(const std::string& gmsh_input, const std::string& path, double target_size,

@@ -18,6 +18,7 @@
 
 #include "core/support/input_error.hpp"
 #include "core/support/json_reader.hpp"
+#include "core/support/short_number.hpp"
 #include "meshes/bunny.hpp"
 #include "meshes/msh_io.hpp"
 #include "meshes/node_sets.hpp"
@@ -35,13 +36,6 @@ constexpr const char* kCacheKeyVersion = "pbdlab-mesh-recipe 1";
 // for billions of elements.
 constexpr long long kMaxCells = 10'000'000;
 constexpr double kMaxEstimatedElements = 5e7;
-
-std::string number(double v) {
-  std::ostringstream out;
-  out.precision(6);
-  out << v;
-  return out.str();
-}
 
 // Typed access to the recipe object at `at` through the shared reader (core/support/json_reader.hpp):
 // every error names the source and the JSON pointer; `key`s are relative to the recipe.
@@ -181,7 +175,7 @@ void parseBox(const In& in, const json& m, MeshRecipe& r) {
     const MeshSizeEstimate size = raisedSize(estimate, estimate / 5.0, box.order);
     checkMeshFitsInMemory(size.elements, size.nodes, size.nodes_per_element, in.reader().source(), in.field("target_size"));
     if (estimate > kMaxEstimatedElements) {
-      in.fail("target_size", "would make about " + number(estimate) + " tetrahedra (at most " + number(kMaxEstimatedElements) + ")");
+      in.fail("target_size", "would make about " + shortNumber(estimate) + " tetrahedra (at most " + shortNumber(kMaxEstimatedElements) + ")");
     }
     c["target_size"] = box.target_size;
   } else {
@@ -243,7 +237,7 @@ void parseRectangle(const In& in, const json& m, MeshRecipe& r) {
     const double estimate = rect.size[0] * rect.size[1] / (std::sqrt(3.0) / 4.0 * rect.target_size * rect.target_size);
     checkMeshFitsInMemory(estimate, estimate / 2.0, 3, in.reader().source(), in.field("target_size"));
     if (estimate > kMaxEstimatedElements) {
-      in.fail("target_size", "would make about " + number(estimate) + " triangles (at most " + number(kMaxEstimatedElements) + ")");
+      in.fail("target_size", "would make about " + shortNumber(estimate) + " triangles (at most " + shortNumber(kMaxEstimatedElements) + ")");
     }
     c["target_size"] = rect.target_size;
   } else {
@@ -300,6 +294,90 @@ void parseQuadrilateral(const In& in, const json& m, MeshRecipe& r) {
   r.canonical = std::move(c);
 }
 
+// An array of at least 3 vertices [x, y].
+std::vector<PolygonRecipe::Point> parseLoop(const In& in, const json& value, const std::string& at) {
+  const json& vertices = in.reader().array(value, at);
+  if (vertices.size() < 3) in.reader().fail(at, "must list at least 3 vertices [x, y], got " + std::to_string(vertices.size()));
+  std::vector<PolygonRecipe::Point> loop;
+  for (std::size_t k = 0; k < vertices.size(); ++k) {
+    const std::vector<double> xy = in.reader().numbers(vertices[k], jsonPointerChild(at, k), 2);
+    loop.push_back({xy[0], xy[1]});
+  }
+  return loop;
+}
+
+json loopJson(const std::vector<PolygonRecipe::Point>& loop) {
+  json out = json::array();
+  for (const PolygonRecipe::Point& p : loop) out.push_back(json::array({p[0], p[1]}));
+  return out;
+}
+
+// The polygon's triangle count at target size h (its bounding box's area: an upper bound),
+// then its geometry: errors name `key` (the outline, or the star's parameters) or "holes".
+void checkPolygonRecipe(const In& in, const PolygonRecipe& polygon, const std::string& key) {
+  double lo[2] = {polygon.outline[0][0], polygon.outline[0][1]}, hi[2] = {lo[0], lo[1]};
+  for (const PolygonRecipe::Point& p : polygon.outline)
+    for (int d = 0; d < 2; ++d) lo[d] = std::min(lo[d], p[d]), hi[d] = std::max(hi[d], p[d]);
+  const double h = polygon.target_size;
+  const double estimate = (hi[0] - lo[0]) * (hi[1] - lo[1]) / (std::sqrt(3.0) / 4.0 * h * h);
+  checkMeshFitsInMemory(estimate, estimate / 2.0, 3, in.reader().source(), in.field("target_size"));
+  if (estimate > kMaxEstimatedElements) {
+    in.fail("target_size", "would make about " + shortNumber(estimate) + " triangles (at most " + shortNumber(kMaxEstimatedElements) + ")");
+  }
+  try {
+    checkPolygon(polygon);
+  } catch (const std::invalid_argument& error) {
+    // Messages about a hole name it ("hole 2 ...").
+    in.fail(std::string(error.what()).find("hole ") != std::string::npos ? "holes" : key, error.what());
+  }
+}
+
+void parsePolygon(const In& in, const json& m, MeshRecipe& r) {
+  in.onlyKeys(m, {"type", "points", "holes", "target_size"}, "polygon");
+  PolygonRecipe& polygon = r.polygon;
+  polygon.outline = parseLoop(in, in.reader().required(m, "points", in.field("")), in.field("points"));
+  json holes = json::array();
+  if (m.contains("holes")) {
+    const json& list = in.reader().array(m.at("holes"), in.field("holes"));
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      polygon.holes.push_back(parseLoop(in, list[k], jsonPointerChild(in.field("holes"), k)));
+      holes.push_back(loopJson(polygon.holes.back()));
+    }
+  }
+  in.reader().required(m, "target_size", in.field(""));
+  polygon.target_size = in.positive(m, "target_size");
+  checkPolygonRecipe(in, polygon, "points");
+  r.canonical = {{"type", "polygon"}, {"points", loopJson(polygon.outline)}, {"holes", holes},
+                 {"target_size", polygon.target_size}};
+}
+
+void parseStar(const In& in, const json& m, MeshRecipe& r) {
+  in.onlyKeys(m, {"type", "center", "points", "outer_radius", "inner_radius", "target_size"}, "star");
+  StarRecipe& star = r.star;
+  if (m.contains("center")) {
+    const std::vector<double> c = in.reals(m, "center", 2, false);
+    star.center = {c[0], c[1]};
+  }
+  in.reader().required(m, "points", in.field(""));
+  star.points = in.reader().integer(m.at("points"), in.field("points"), 2, 100000);
+  in.reader().required(m, "outer_radius", in.field(""));
+  star.outer_radius = in.positive(m, "outer_radius");
+  in.reader().required(m, "inner_radius", in.field(""));
+  star.inner_radius = in.positive(m, "inner_radius");
+  if (star.inner_radius > star.outer_radius)
+    in.fail("inner_radius", "must be at most outer_radius (" + shortNumber(star.outer_radius) + "), got " + shortNumber(star.inner_radius));
+  in.reader().required(m, "target_size", in.field(""));
+  star.target_size = in.positive(m, "target_size");
+  r.polygon = star.polygon();
+  checkPolygonRecipe(in, r.polygon, "points");
+  r.canonical = {{"type", "star"},
+                 {"center", json::array({star.center[0], star.center[1]})},
+                 {"points", star.points},
+                 {"outer_radius", star.outer_radius},
+                 {"inner_radius", star.inner_radius},
+                 {"target_size", star.target_size}};
+}
+
 void parseMsh(const In& in, const json& m, MeshRecipe& r, const std::string& base_dir) {
   in.onlyKeys(m, {"type", "file", "order"}, "msh");
   r.path = in.file(m, base_dir);
@@ -317,7 +395,7 @@ void parseStl(const In& in, const json& m, MeshRecipe& r, const std::string& bas
   if (m.contains("feature_angle")) {
     r.feature_angle = in.real(m, "feature_angle");
     if (!(r.feature_angle > 0.0 && r.feature_angle <= 180.0))
-      in.fail("feature_angle", "must lie in (0, 180] degrees, got " + number(r.feature_angle));
+      in.fail("feature_angle", "must lie in (0, 180] degrees, got " + shortNumber(r.feature_angle));
   }
   r.order = in.order(m);
   r.canonical = {{"type", "stl"},           {"file", r.file},       {"target_size", r.target_size},
@@ -351,9 +429,11 @@ std::string MeshRecipe::describe() const {
     case Kind::kResBox: return "Res " + std::to_string(nodes_per_side) + " box (" + box.describe() + ")";
     case Kind::kRectangle: return rectangle.describe();
     case Kind::kQuadrilateral: return quadrilateral.describe();
+    case Kind::kPolygon: return polygon.describe();
+    case Kind::kStar: return star.describe();
     case Kind::kMsh: return "mesh file '" + path + "'" + orderSuffix(order);
     case Kind::kStl:
-      return "STL '" + path + "' tetrahedralized, target size " + number(target_size) + orderSuffix(order);
+      return "STL '" + path + "' tetrahedralized, target size " + shortNumber(target_size) + orderSuffix(order);
     case Kind::kBunnySurface: return "bunny surface (subdivisions " + std::to_string(subdivisions) + ")";
   }
   return "mesh";
@@ -377,6 +457,12 @@ MeshRecipe parseMeshRecipe(const json& value, const std::string& source, const s
   } else if (type == "quadrilateral") {
     r.kind = MeshRecipe::Kind::kQuadrilateral;
     parseQuadrilateral(in, value, r);
+  } else if (type == "polygon") {
+    r.kind = MeshRecipe::Kind::kPolygon;
+    parsePolygon(in, value, r);
+  } else if (type == "star") {
+    r.kind = MeshRecipe::Kind::kStar;
+    parseStar(in, value, r);
   } else if (type == "msh") {
     r.kind = MeshRecipe::Kind::kMsh;
     parseMsh(in, value, r, base_dir);
@@ -387,7 +473,7 @@ MeshRecipe parseMeshRecipe(const json& value, const std::string& source, const s
     r.kind = MeshRecipe::Kind::kBunnySurface;
     parseBunnySurface(in, value, r);
   } else {
-    in.reader().failUnknownName(in.field("type"), type, {"box", "res_box", "rectangle", "quadrilateral", "msh", "stl", "bunny_surface"},
+    in.reader().failUnknownName(in.field("type"), type, {"box", "res_box", "rectangle", "quadrilateral", "polygon", "star", "msh", "stl", "bunny_surface"},
                                 "mesh type");
   }
   return r;
@@ -416,6 +502,11 @@ Mesh makeMesh(const MeshRecipe& recipe) {
       break;
     case MeshRecipe::Kind::kQuadrilateral:
       mesh = makeQuadrilateralMesh(recipe.quadrilateral);
+      break;
+    case MeshRecipe::Kind::kPolygon:
+    case MeshRecipe::Kind::kStar:
+      mesh = makePolygonMesh(recipe.polygon);
+      mesh.source = recipe.describe();
       break;
     case MeshRecipe::Kind::kMsh:
       mesh = readMsh(recipe.path);

@@ -10,6 +10,8 @@
 //   {"type": "rectangle", "embedding": "2d" | "3d_surface", "size": [x, y], "origin",
 //    "cells": [nx, ny] | "target_size": h, "diagonals", "plane"}
 //   {"type": "quadrilateral", "corners": [[x, y] x 4, counter-clockwise], "cells": [n01, n12], "diagonals"}
+//   {"type": "polygon", "points": [[x, y] x >= 3], "holes": [[[x, y] x >= 3], ...], "target_size": h}
+//   {"type": "star", "center": [x, y], "points": n, "outer_radius": R, "inner_radius": r, "target_size": h}
 //   {"type": "msh", "file": "path", "order"}
 //   {"type": "stl", "file": "path", "target_size": h, "feature_angle": deg, "order"}
 //   {"type": "bunny_surface", "subdivisions": s}
@@ -22,17 +24,20 @@
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
 #include "meshes/mesh_cache.hpp"
+#include "meshes/polygon_mesh.hpp"
 #include "meshes/quadrilateral_mesh.hpp"
 
 namespace pbdlab {
 
 struct MeshRecipe {
-  enum class Kind { kBox, kResBox, kRectangle, kQuadrilateral, kMsh, kStl, kBunnySurface };
+  enum class Kind { kBox, kResBox, kRectangle, kQuadrilateral, kPolygon, kStar, kMsh, kStl, kBunnySurface };
   Kind kind = Kind::kBox;
   BoxMeshRecipe box;            // kBox; kResBox: the box it stands for
   int nodes_per_side = 0;       // kResBox
   RectangleRecipe rectangle;    // kRectangle
   QuadrilateralRecipe quadrilateral;  // kQuadrilateral
+  PolygonRecipe polygon;        // kPolygon; kStar: the star's outline
+  StarRecipe star;              // kStar
   std::string file;             // kMsh, kStl: as written
   std::string path;             // kMsh, kStl: resolved against the recipe's folder
   double target_size = 0.0;     // kStl

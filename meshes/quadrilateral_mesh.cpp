@@ -43,11 +43,7 @@ Mesh makeQuadrilateralMesh(const QuadrilateralRecipe& recipe) {
   if (2.0 * recipe.cells[0] * recipe.cells[1] > 5e7) throw std::invalid_argument(source + ": too many cells");
 
   Mesh mesh = gmshModule().quadrilateral(recipe, source);
-  for (int e = 0; e < mesh.numElements(); ++e) {  // counter-clockwise, as every 2D mesh
-    const Vec3 a = mesh.restPosition(mesh.elements(e, 0)), b = mesh.restPosition(mesh.elements(e, 1)),
-               c = mesh.restPosition(mesh.elements(e, 2));
-    if ((b - a).cross(c - a).z() < 0.0) std::swap(mesh.elements(e, 1), mesh.elements(e, 2));
-  }
+  orientTrianglesCounterClockwise(mesh);  // as every 2D mesh
   mesh.rest_positions.col(2).setZero();
   mesh.source = source;
   addFaceNodeSets(mesh);

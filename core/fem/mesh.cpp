@@ -9,6 +9,7 @@
 #include <Eigen/Geometry>
 
 #include "core/support/input_error.hpp"
+#include "core/support/short_number.hpp"
 
 namespace pbdlab {
 
@@ -38,13 +39,6 @@ namespace {
 using NodeGradients = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::ColMajor, 20, 3>;
 
 std::string elementField(int e) { return "element " + std::to_string(e); }
-
-std::string formatNumber(double v) {
-  std::ostringstream out;
-  out.precision(6);
-  out << v;
-  return out.str();
-}
 
 // Everything about the mesh's element type that the geometry checks need, evaluated once on
 // the reference element.
@@ -154,9 +148,9 @@ void forEachCheckedElement(const Mesh& mesh, const TypeData& data, double rel_to
   for (int i = 0; validate && i < n_nodes; ++i) {
     if (!mesh.rest_positions.row(i).allFinite()) {
       throw InputError(mesh.source, "node " + std::to_string(i),
-                       "non-finite rest coordinate (" + formatNumber(mesh.rest_positions(i, 0)) + ", " +
-                           formatNumber(mesh.rest_positions(i, 1)) + ", " +
-                           formatNumber(mesh.rest_positions(i, 2)) + ")");
+                       "non-finite rest coordinate (" + shortNumber(mesh.rest_positions(i, 0)) + ", " +
+                           shortNumber(mesh.rest_positions(i, 1)) + ", " +
+                           shortNumber(mesh.rest_positions(i, 2)) + ")");
     }
   }
   const ReferenceElement& ref = *data.ref;
@@ -201,10 +195,10 @@ void forEachCheckedElement(const Mesh& mesh, const TypeData& data, double rel_to
       const std::string where = data.constant_jacobian
                                     ? "(constant on the element)"
                                     : "at " + data.label[static_cast<std::size_t>(worst - dets.begin())];
-      const std::string threshold_text = formatNumber(rel_tol) + " * h^" + std::to_string(data.dimension) +
-                                         " = " + formatNumber(threshold) + ", h = " + formatNumber(h) +
+      const std::string threshold_text = shortNumber(rel_tol) + " * h^" + std::to_string(data.dimension) +
+                                         " = " + shortNumber(threshold) + ", h = " + shortNumber(h) +
                                          " the longest corner edge";
-      const std::string found = type_name + ": det J = " + formatNumber(*worst) + " " + where;
+      const std::string found = type_name + ": det J = " + shortNumber(*worst) + " " + where;
       if (*worst < -threshold) {
         // Negative everywhere: the nodes are listed in the mirrored order. Negative somewhere:
         // the element folds over itself (a misplaced corner or midside node).

@@ -18,6 +18,7 @@ namespace pbdlab::gmsh_generators {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
+using Options = gmsh_model::ScopedOptions;
 
 // Options every generator here sets: one thread (Gmsh's Delaunay mesher with several threads
 // is not deterministic), sizes only from `target_size`, fixed algorithms. General.NumThreads
@@ -112,24 +113,33 @@ void checkClosedFiniteSurface() {
                              "mesh needs a closed surface");
 }
 
-}  // namespace
-
-Mesh unstructuredBox(const Vec3& origin, const Vec3& size, double target_size, const std::string& source) {
+// One generator's Gmsh work: a session, a model `name` removed after, options restored after,
+// `build(options)` meshing it (Gmsh's failures named by `step`), the elements of `type` read
+// back, and the OpenMP thread count restored (General.NumThreads sets it).
+template <class Build>
+Mesh generate(const std::string& name, ElementType type, const std::string& source, const std::string& step,
+              Build&& build) {
   Mesh mesh;
   gmsh_state::Session session;
   {
-    gmsh_model::ScopedModel model("pbdlab_unstructured_box");
+    gmsh_model::ScopedModel model(name);
     gmsh_model::ScopedOptions options;
-    gmsh_model::call(source, "meshing the box", [&] {
-      setSizeOptions(options, target_size);
-      gmsh::model::occ::addBox(origin.x(), origin.y(), origin.z(), size.x(), size.y(), size.z());
-      gmsh::model::occ::synchronize();
-      gmsh::model::mesh::generate(3);
-    });
-    gmsh_model::call(source, "reading the mesh", [&] { mesh = gmsh_model::readElements(ElementType::kTet4, source); });
+    gmsh_model::call(source, step, [&] { build(options); });
+    gmsh_model::call(source, "reading the mesh", [&] { mesh = gmsh_model::readElements(type, source); });
   }
   gmsh_state::restoreThreadCount();
   return mesh;
+}
+
+}  // namespace
+
+Mesh unstructuredBox(const Vec3& origin, const Vec3& size, double target_size, const std::string& source) {
+  return generate("pbdlab_unstructured_box", ElementType::kTet4, source, "meshing the box", [&](Options& options) {
+    setSizeOptions(options, target_size);
+    gmsh::model::occ::addBox(origin.x(), origin.y(), origin.z(), size.x(), size.y(), size.z());
+    gmsh::model::occ::synchronize();
+    gmsh::model::mesh::generate(3);
+  });
 }
 
 Mesh transfiniteBox(const BoxMeshRecipe& recipe, ElementType type, const std::string& what) {
@@ -154,98 +164,92 @@ Mesh transfiniteBox(const BoxMeshRecipe& recipe, ElementType type, const std::st
 
 Mesh rectangle(const RectangleRecipe& recipe, const std::string& source) {
   const bool unstructured = recipe.target_size > 0.0;
-  Mesh mesh;
-  gmsh_state::Session session;
-  {
-    gmsh_model::ScopedModel model("pbdlab_rectangle");
-    gmsh_model::ScopedOptions options;
-    gmsh_model::call(source, "meshing the rectangle", [&] {
-      setSizeOptions(options, unstructured ? recipe.target_size : 1e22);
-      const int surface = gmsh::model::occ::addRectangle(0.0, 0.0, 0.0, recipe.size[0], recipe.size[1]);
-      gmsh::model::occ::synchronize();
-      if (!unstructured) {
-        gmsh::vectorpair curves;
-        gmsh::model::getEntities(curves, 1);
-        for (const auto& curve : curves) {
-          double xmin, ymin, zmin, xmax, ymax, zmax;
-          gmsh::model::getBoundingBox(1, curve.second, xmin, ymin, zmin, xmax, ymax, zmax);
-          const int along = (xmax - xmin) > (ymax - ymin) ? 0 : 1;
-          gmsh::model::mesh::setTransfiniteCurve(curve.second, recipe.cells[static_cast<std::size_t>(along)] + 1);
-        }
-        gmsh::model::mesh::setTransfiniteSurface(surface, transfiniteArrangement(recipe.diagonals));
+  return generate("pbdlab_rectangle", ElementType::kTri3, source, "meshing the rectangle", [&](Options& options) {
+    setSizeOptions(options, unstructured ? recipe.target_size : 1e22);
+    const int surface = gmsh::model::occ::addRectangle(0.0, 0.0, 0.0, recipe.size[0], recipe.size[1]);
+    gmsh::model::occ::synchronize();
+    if (!unstructured) {
+      gmsh::vectorpair curves;
+      gmsh::model::getEntities(curves, 1);
+      for (const auto& curve : curves) {
+        double xmin, ymin, zmin, xmax, ymax, zmax;
+        gmsh::model::getBoundingBox(1, curve.second, xmin, ymin, zmin, xmax, ymax, zmax);
+        const int along = (xmax - xmin) > (ymax - ymin) ? 0 : 1;
+        gmsh::model::mesh::setTransfiniteCurve(curve.second, recipe.cells[static_cast<std::size_t>(along)] + 1);
       }
-      gmsh::model::mesh::generate(2);
-    });
-    gmsh_model::call(source, "reading the mesh", [&] { mesh = gmsh_model::readElements(ElementType::kTri3, source); });
-  }
-  gmsh_state::restoreThreadCount();
-  return mesh;
+      gmsh::model::mesh::setTransfiniteSurface(surface, transfiniteArrangement(recipe.diagonals));
+    }
+    gmsh::model::mesh::generate(2);
+  });
 }
 
 Mesh quadrilateral(const QuadrilateralRecipe& recipe, const std::string& source) {
-  Mesh mesh;
-  gmsh_state::Session session;
-  {
-    gmsh_model::ScopedModel model("pbdlab_quadrilateral");
-    gmsh_model::ScopedOptions options;
-    gmsh_model::call(source, "meshing the quadrilateral", [&] {
-      options.set("General.NumThreads", 1);
-      options.set("Mesh.MeshSizeMax", 1e22);
-      options.set("Mesh.MeshSizeMin", 0.0);
-      options.set("Mesh.MeshSizeFromPoints", 0);
-      options.set("Mesh.MeshSizeFromCurvature", 0);
-      int points[4], lines[4];
-      for (int k = 0; k < 4; ++k) {
-        const std::array<double, 2>& p = recipe.corners[static_cast<std::size_t>(k)];
-        points[k] = gmsh::model::geo::addPoint(p[0], p[1], 0.0);
-      }
-      for (int k = 0; k < 4; ++k) lines[k] = gmsh::model::geo::addLine(points[k], points[(k + 1) % 4]);
-      const int loop = gmsh::model::geo::addCurveLoop({lines[0], lines[1], lines[2], lines[3]});
-      const int surface = gmsh::model::geo::addPlaneSurface({loop});
-      for (int k = 0; k < 4; ++k)
-        gmsh::model::geo::mesh::setTransfiniteCurve(lines[k], recipe.cells[static_cast<std::size_t>(k % 2)] + 1);
-      gmsh::model::geo::mesh::setTransfiniteSurface(surface, transfiniteArrangement(recipe.diagonals),
-                                                    {points[0], points[1], points[2], points[3]});
-      gmsh::model::geo::synchronize();
-      gmsh::model::mesh::generate(2);
-    });
-    gmsh_model::call(source, "reading the mesh", [&] { mesh = gmsh_model::readElements(ElementType::kTri3, source); });
-  }
-  gmsh_state::restoreThreadCount();
-  return mesh;
+  const std::string step = "meshing the quadrilateral";
+  return generate("pbdlab_quadrilateral", ElementType::kTri3, source, step, [&](Options& options) {
+    options.set("General.NumThreads", 1);
+    options.set("Mesh.MeshSizeMax", 1e22);
+    options.set("Mesh.MeshSizeMin", 0.0);
+    options.set("Mesh.MeshSizeFromPoints", 0);
+    options.set("Mesh.MeshSizeFromCurvature", 0);
+    int points[4], lines[4];
+    for (int k = 0; k < 4; ++k) {
+      const std::array<double, 2>& p = recipe.corners[static_cast<std::size_t>(k)];
+      points[k] = gmsh::model::geo::addPoint(p[0], p[1], 0.0);
+    }
+    for (int k = 0; k < 4; ++k) lines[k] = gmsh::model::geo::addLine(points[k], points[(k + 1) % 4]);
+    const int loop = gmsh::model::geo::addCurveLoop({lines[0], lines[1], lines[2], lines[3]});
+    const int surface = gmsh::model::geo::addPlaneSurface({loop});
+    for (int k = 0; k < 4; ++k)
+      gmsh::model::geo::mesh::setTransfiniteCurve(lines[k], recipe.cells[static_cast<std::size_t>(k % 2)] + 1);
+    gmsh::model::geo::mesh::setTransfiniteSurface(surface, transfiniteArrangement(recipe.diagonals),
+                                                  {points[0], points[1], points[2], points[3]});
+    gmsh::model::geo::synchronize();
+    gmsh::model::mesh::generate(2);
+  });
+}
+
+Mesh polygon(const PolygonRecipe& recipe, const std::string& source) {
+  return generate("pbdlab_polygon", ElementType::kTri3, source, "meshing the polygon", [&](Options& options) {
+    setSizeOptions(options, recipe.target_size);
+    std::vector<int> loops;
+    const auto addLoop = [&](const std::vector<PolygonRecipe::Point>& vertices) {
+      std::vector<int> points, lines;
+      for (const PolygonRecipe::Point& p : vertices) points.push_back(gmsh::model::geo::addPoint(p[0], p[1], 0.0));
+      for (std::size_t k = 0; k < points.size(); ++k)
+        lines.push_back(gmsh::model::geo::addLine(points[k], points[(k + 1) % points.size()]));
+      loops.push_back(gmsh::model::geo::addCurveLoop(lines));
+    };
+    addLoop(recipe.outline);  // the first loop bounds the surface, the others are its holes
+    for (const auto& hole : recipe.holes) addLoop(hole);
+    gmsh::model::geo::addPlaneSurface(loops);
+    gmsh::model::geo::synchronize();
+    gmsh::model::mesh::generate(2);
+  });
 }
 
 Mesh stlVolume(const std::string& gmsh_input, const std::string& path, double target_size, double feature_angle_deg,
                const std::string& source) {
-  Mesh mesh;
-  gmsh_state::Session session;
-  {
-    gmsh_model::ScopedModel model("pbdlab_stl");
-    gmsh_model::ScopedOptions options;
-    gmsh_model::call(source, "reading and meshing '" + path + "'", [&] {
-      setSizeOptions(options, target_size);
-      gmsh::merge(gmsh_input);
-      gmsh::vectorpair triangles;
-      gmsh::model::getEntities(triangles, 2);
-      if (triangles.empty()) throw std::runtime_error("the file holds no triangles");
-      checkClosedFiniteSurface();
-      // Split the surface into patches that can each be parametrized, give them a geometry,
-      // remesh them at target_size and fill the volume.
-      gmsh::model::mesh::classifySurfaces(feature_angle_deg * kPi / 180.0, true, true, kPi);
-      gmsh::model::mesh::createGeometry();
-      gmsh::vectorpair patches;
-      gmsh::model::getEntities(patches, 2);
-      std::vector<int> surface_tags;
-      for (const auto& patch : patches) surface_tags.push_back(patch.second);
-      const int loop = gmsh::model::geo::addSurfaceLoop(surface_tags);
-      gmsh::model::geo::addVolume({loop});
-      gmsh::model::geo::synchronize();
-      gmsh::model::mesh::generate(3);
-    });
-    gmsh_model::call(source, "reading the mesh", [&] { mesh = gmsh_model::readElements(ElementType::kTet4, source); });
-  }
-  gmsh_state::restoreThreadCount();
-  return mesh;
+  const std::string step = "reading and meshing '" + path + "'";
+  return generate("pbdlab_stl", ElementType::kTet4, source, step, [&](Options& options) {
+    setSizeOptions(options, target_size);
+    gmsh::merge(gmsh_input);
+    gmsh::vectorpair triangles;
+    gmsh::model::getEntities(triangles, 2);
+    if (triangles.empty()) throw std::runtime_error("the file holds no triangles");
+    checkClosedFiniteSurface();
+    // Split the surface into patches that can each be parametrized, give them a geometry,
+    // remesh them at target_size and fill the volume.
+    gmsh::model::mesh::classifySurfaces(feature_angle_deg * kPi / 180.0, true, true, kPi);
+    gmsh::model::mesh::createGeometry();
+    gmsh::vectorpair patches;
+    gmsh::model::getEntities(patches, 2);
+    std::vector<int> surface_tags;
+    for (const auto& patch : patches) surface_tags.push_back(patch.second);
+    const int loop = gmsh::model::geo::addSurfaceLoop(surface_tags);
+    gmsh::model::geo::addVolume({loop});
+    gmsh::model::geo::synchronize();
+    gmsh::model::mesh::generate(3);
+  });
 }
 
 }  // namespace pbdlab::gmsh_generators

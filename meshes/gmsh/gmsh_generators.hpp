@@ -7,6 +7,7 @@
 #include "core/fem/mesh.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/gmsh_meshes.hpp"
+#include "meshes/polygon_mesh.hpp"
 #include "meshes/quadrilateral_mesh.hpp"
 
 namespace pbdlab::gmsh_generators {
@@ -15,6 +16,7 @@ Mesh unstructuredBox(const Vec3& origin, const Vec3& size, double target_size, c
 Mesh transfiniteBox(const BoxMeshRecipe& recipe, ElementType type, const std::string& what);
 Mesh rectangle(const RectangleRecipe& recipe, const std::string& source);
 Mesh quadrilateral(const QuadrilateralRecipe& recipe, const std::string& source);
+Mesh polygon(const PolygonRecipe& recipe, const std::string& source);
 Mesh stlVolume(const std::string& gmsh_input, const std::string& path, double target_size, double feature_angle_deg,
                const std::string& source);
 

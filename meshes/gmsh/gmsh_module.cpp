@@ -17,6 +17,7 @@ extern "C" __attribute__((visibility("default"))) const pbdlab::GmshModule* pbdl
       &gmsh_generators::transfiniteBox,
       &gmsh_generators::rectangle,
       &gmsh_generators::quadrilateral,
+      &gmsh_generators::polygon,
       &gmsh_generators::stlVolume,
   };
   return &table;

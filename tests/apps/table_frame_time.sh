@@ -74,4 +74,12 @@ expect_bad_table bad6 /rows/0/runs/1/options/frame_stop_reduction
 expect_bad_table bad7 /thresholds
 expect_bad_table bad8 /rows/0/replay_from
 expect_bad_table bad9 /rows/0/newton_distance
+
+# Labels are one folder each: a '/' in a row or run label ("pi/4 rad/s") becomes '_'.
+sed -e 's/"label": "Box"/"label": "Box 1\/2"/' -e 's/"label": "ML"/"label": "ML 1\/2"/' -e 's/"compare_to": "ML"/"compare_to": "ML 1\/2"/' \
+    -e 's/"id": "ft"/"id": "slash"/' -e 's/"Box": {"ML"/"Box 1\/2": {"ML 1\/2"/' \
+  "$data/benchmarks/tables/ft.json" > "$data/benchmarks/tables/slash.json"
+"$pbdlab" table slash --data-dir "$data" --out "$data/runs" > /dev/null
+[[ -s "$data/runs/slash/Box 1_2/ML 1_2/summary.json" && ! -e "$data/runs/slash/Box 1" ]] \
+  || { find "$data/runs/slash" -maxdepth 3; fail "a label with '/' made nested folders"; }
 echo "table_frame_time: ok"
