@@ -230,6 +230,40 @@ def volume_ratio_figure(case, case_runs, colors, figures_dir):
     return Figure(name, f"{case}: volume ratio over time", caption, save_figure(fig, figures_dir, name))
 
 
+def frame_time_figure(case, case_runs, colors, figures_dir):
+    """Histograms of the solver time of every step, one per run, on shared bins (the multi-layer
+    paper's Figs. 9-10: time per frame to a frame stop). Drawn when some run ended steps at its
+    own target (stop reason solver_target), where the time per step is what is compared."""
+    timed = [r for r in case_runs if any(s.get("stop_reason") == "solver_target" for s in r["steps"])]
+    if not timed:
+        return None
+    timed = [r for r in case_runs if sum(1 for s in r["steps"] if is_number(s.get("solver_seconds"))) >= 2]
+    if not timed:
+        return None
+    values = {r["label"]: [1e3 * s["solver_seconds"] for s in r["steps"] if is_number(s.get("solver_seconds"))]
+              for r in timed}
+    largest = max(max(v) for v in values.values())
+    bins = [largest * k / 40 for k in range(41)] if largest > 0 else 40
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    for run in timed:
+        ms = values[run["label"]]
+        mean = sum(ms) / len(ms)
+        ax.hist(ms, bins=bins, alpha=0.45, color=colors[run["label"]],
+                label=f"{run['label']}: mean {mean:.3g} ms, {len(ms)} steps")
+    ax.grid(True, which="major", alpha=0.35)
+    ax.set_xlabel("solver time of a step [ms]")
+    ax.set_ylabel("steps [-]")
+    ax.set_title(f"{case}: solver time per step")
+    # Below the axes: run labels carry their options and are long.
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14))
+    fig.tight_layout()
+    name = f"{slug(case)}_frame_time"
+    caption = ("How long each step's solve took (summary.json's solver_seconds), one histogram per run on "
+               "shared bins: where steps end at the solver's own target (a frame stop), the time a frame "
+               "takes is what the runs are compared by. Each run's mean is in the legend.")
+    return Figure(name, f"{case}: solver time per step", caption, save_figure(fig, figures_dir, name))
+
+
 def error_figure(case, case_runs, colors, figures_dir):
     """Work-precision (error vs solver time) and resolution (error vs node count) views of every
     metric named *error*; colour tells the run, marker shape tells the metric."""

@@ -130,8 +130,8 @@ def sweep_runs(root):
 
 
 def capture_figures(test, module):
-    """Makes `module` (a figure module) record each saved figure's lines (label -> (x, y)) and x
-    scale, then save it; undone when `test` ends, as the modules are shared between tests."""
+    """Makes `module` (a figure module) record each saved figure's lines (label -> (x, y)), x
+    scale and legend texts, then save it; undone when `test` ends, as the modules are shared between tests."""
     plotted, save = {}, module.save_figure
 
     def capture(fig, figures_dir, name):
@@ -139,6 +139,8 @@ def capture_figures(test, module):
         plotted[name] = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
                          for line in ax.get_lines()}
         plotted[name + ":xscale"] = ax.get_xscale()
+        legend = ax.get_legend()
+        plotted[name + ":legend"] = [t.get_text() for t in legend.get_texts()] if legend else []
         return save(fig, figures_dir, name)
 
     module.save_figure = capture

@@ -38,6 +38,31 @@ class CaseFiguresTest(TwoRunsTestCase):
         with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
             self.assertIn("](figures/beam_volume_ratio.png)", f.read())
 
+    def test_frame_time_histograms_only_when_a_run_stops_at_its_own_target(self):
+        figures_dir = os.path.join(self.out, "figures")
+        os.makedirs(figures_dir, exist_ok=True)
+        runs = [load_run(d) for d in (self.run_a, self.run_b)]
+        colors = colors_for([r["label"] for r in runs])
+        self.assertIsNone(case_figures.frame_time_figure("beam", runs, colors, figures_dir))
+        # Run B's steps end at its frame stop: both runs' step times are drawn, in milliseconds.
+        path = os.path.join(self.run_b, "summary.json")
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
+        document["steps"][0].update(stop_reason="solver_target", solver_seconds=0.002)
+        document["steps"][1].update(solver_seconds=0.004)
+        write(path, json.dumps(document))
+        plotted = capture_figures(self, case_figures)
+        runs = [load_run(d) for d in (self.run_a, self.run_b)]
+        made = case_figures.frame_time_figure("beam", runs, colors, figures_dir)
+        self.assertIsNotNone(made)
+        legend = plotted["beam_frame_time:legend"]
+        self.assertIn("slow_solver substeps=10: mean 3 ms, 2 steps", legend)  # (2 + 4) / 2 ms
+        self.assertIn("newton: mean 10 ms, 2 steps", legend)  # run A: 0.02 s over its 2 steps
+        result = self.generate(self.run_a, self.run_b)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            self.assertIn("](figures/beam_frame_time.png)", f.read())
+
     def test_solvers_own_residuals_get_a_figure_when_logged(self):
         # Without primal/secondary columns: no figure. With them (an XPBD-like run): one.
         result = self.generate(self.run_a, self.run_b)
