@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace pbdlab {
 
@@ -51,6 +53,45 @@ ElementQuality elementQuality(const Problem& problem, const Positions& x, double
     }
   }
   return quality;
+}
+
+bool isSurfaceProblem(const Problem& problem) {
+  return !problem.hasElasticEnergy() && !problem.hasMixedElementTypes() &&
+         problem.mesh.element_type == ElementType::kTri3;
+}
+
+SurfaceMeasures surfaceMeasures(const Problem& problem, const Positions& x) {
+  SurfaceMeasures measures;
+  if (!isSurfaceProblem(problem)) return measures;
+  const Mesh& mesh = problem.mesh;
+  const auto at = [&](int node) -> Vec3 { return x.segment<3>(3 * node); };
+  // Unique edges (a < b) of the triangles.
+  std::vector<std::pair<int, int>> edges;
+  edges.reserve(static_cast<std::size_t>(3 * mesh.numElements()));
+  double area = 0.0, rest_area = 0.0;
+  for (int e = 0; e < mesh.numElements(); ++e) {
+    const int a = mesh.elements(e, 0), b = mesh.elements(e, 1), c = mesh.elements(e, 2);
+    for (const auto& [i, j] : {std::pair{a, b}, std::pair{b, c}, std::pair{c, a}})
+      edges.emplace_back(std::min(i, j), std::max(i, j));
+    area += 0.5 * (at(b) - at(a)).cross(at(c) - at(a)).norm();
+    rest_area += 0.5 * (mesh.restPosition(b) - mesh.restPosition(a)).cross(mesh.restPosition(c) - mesh.restPosition(a)).norm();
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  double sum = 0.0, largest = -std::numeric_limits<double>::infinity();
+  for (const auto& [i, j] : edges) {
+    const double stretch = (at(j) - at(i)).norm() / (mesh.restPosition(j) - mesh.restPosition(i)).norm() - 1.0;
+    sum += stretch;
+    largest = std::max(largest, stretch);  // a NaN stretch leaves largest as it was: the mean says NaN
+  }
+  measures.stretch_mean = sum / static_cast<double>(edges.size());
+  measures.stretch_max = std::isfinite(measures.stretch_mean) ? largest : NAN;
+  measures.area_ratio = area / rest_area;
+  const Vec3 up = problem.gravity.squaredNorm() > 0.0 ? Vec3(-problem.gravity.normalized()) : Vec3::UnitY();
+  double lowest = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < mesh.numNodes(); ++i) lowest = std::min(lowest, at(i).dot(up));
+  measures.lowest_point = x.allFinite() ? lowest : NAN;
+  return measures;
 }
 
 }  // namespace pbdlab

@@ -4,6 +4,8 @@
 #include "core/model/problem.hpp"
 #include "core/support/types.hpp"
 
+#include <cmath>
+
 namespace pbdlab {
 
 // V(x) = sum over the elastic terms' quadrature points of V_q det F(x) (every element block,
@@ -35,5 +37,19 @@ struct ElementQuality {
 constexpr double kDegenerateVolumeFraction = 1e-3;
 ElementQuality elementQuality(const Problem& problem, const Positions& x,
                               double degenerate_below = kDegenerateVolumeFraction);
+
+// A cloth (a problem of triangles in 3D, membrane and bending terms, no elastic term) against
+// its rest shape, the quantities PBNG's Fig. 19 is judged by: over the mesh's unique edges, the
+// stretch l/L - 1 (mean and largest: positive is longer than at rest); the total area A(x)/A(X);
+// the lowest point, the smallest height of a node along -gravity (along +y without gravity).
+// NaN fields for a problem that is not a cloth, and where x holds NaN.
+struct SurfaceMeasures {
+  double stretch_mean = NAN;
+  double stretch_max = NAN;
+  double area_ratio = NAN;
+  double lowest_point = NAN;
+};
+bool isSurfaceProblem(const Problem& problem);
+SurfaceMeasures surfaceMeasures(const Problem& problem, const Positions& x);
 
 }  // namespace pbdlab

@@ -240,6 +240,15 @@ nlohmann::json frameEntry(const Problem& problem, int frame, const FrameOutcome&
     // Per frame, so that a recovery from inversion has a timeline from one run.
     entry["inverted_elements"] = elementQuality(problem, state.x).inverted;
   }
+  // A cloth's stretch, area and lowest point (PBNG Fig. 19's measures), every frame.
+  if (isSurfaceProblem(problem)) {
+    const SurfaceMeasures cloth = surfaceMeasures(problem, state.x);
+    const auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    entry["edge_stretch_mean"] = number(cloth.stretch_mean);
+    entry["edge_stretch_max"] = number(cloth.stretch_max);
+    entry["area_ratio"] = number(cloth.area_ratio);
+    entry["lowest_point"] = number(cloth.lowest_point);
+  }
   // Reported beside the projected residual; contacts: those the next step's detection finds.
   if (!problem.colliderTerms().empty() || problem.collisionDetector()) {
     const StepObjective next(problem, state.x, state.v, state.step);

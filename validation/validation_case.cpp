@@ -36,7 +36,9 @@ const std::vector<std::string> kMetricTypes = {"probe_error",         "final_rel
                                                "reference_rms_error", "mesh_reference_max_error",
                                                "mesh_reference_l2_error", "torsion_angle_deviation",
                                                "max_penetration",     "inverted_elements",
-                                               "rest_shape_error"};
+                                               "rest_shape_error",    "edge_stretch_mean",
+                                               "edge_stretch_max",    "area_ratio_error",
+                                               "lowest_point_error"};
 
 // One metric of the case file; fields through the shared reader (core/support/json_reader.hpp).
 // The margin a gate keeps over its measured value (issue: "gates that cannot pass by accident").
@@ -479,6 +481,26 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
           value /= (X.colwise().maxCoeff() - X.colwise().minCoeff()).maxCoeff();
         }
         unit = metric.relative ? "relative to the largest extent" : "m";
+      } else if (metric.type == "edge_stretch_mean" || metric.type == "edge_stretch_max") {
+        // A cloth's edges l/L - 1 at the end (measures.hpp); NaN (a failed metric) for a solid.
+        const SurfaceMeasures cloth = surfaceMeasures(problem, x);
+        value = metric.type == "edge_stretch_mean" ? cloth.stretch_mean : cloth.stretch_max;
+        unit = "stretch l/L - 1";
+      } else if (metric.type == "area_ratio_error") {
+        value = std::abs(surfaceMeasures(problem, x).area_ratio - metric.expected.value_or(1.0));
+        unit = "area ratio";
+      } else if (metric.type == "lowest_point_error") {
+        // The lowest point against Newton's solution of the same scene (the reference), relative to
+        // the reference's largest displacement when asked.
+        const Positions& reference = referenceIn(scene, reference_dir);
+        value = std::abs(surfaceMeasures(problem, x).lowest_point - surfaceMeasures(problem, reference).lowest_point);
+        if (metric.relative) {
+          double max_reference = 0.0;
+          const VecX reference_displacement = reference - problem.mesh.restPositionsFlat();
+          for (int i = 0; i < problem.numNodes(); ++i)
+            max_reference = std::max(max_reference, reference_displacement.segment<3>(3 * i).norm());
+          if (max_reference > 0.0) value /= max_reference;
+        }
       } else if (metric.type == "volume_ratio_error") {
         // NaN (a failed metric) for a problem without an elastic term (cloth).
         value = std::abs(volumeRatio(problem, x) - metric.expected.value_or(1.0));
@@ -535,7 +557,8 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
       fmt::print(stderr, "case {}: metric {} fails: {}\n", validation_case.name, metric.name, reference_failure);
     }
     // Newton against its own solution measures nothing: shown, never counted as a pass.
-    const bool against_itself = (metric.type == "reference_max_error" || metric.type == "reference_rms_error") &&
+    const bool against_itself = (metric.type == "reference_max_error" || metric.type == "reference_rms_error" ||
+                                 metric.type == "lowest_point_error") &&
                                 registered == "newton" && scene.solver.options.empty();
     const double tolerance = metric.toleranceFor(run_name);
     const bool pass = std::isfinite(value) && value <= tolerance;

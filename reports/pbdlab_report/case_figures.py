@@ -230,6 +230,41 @@ def volume_ratio_figure(case, case_runs, colors, figures_dir):
     return Figure(name, f"{case}: volume ratio over time", caption, save_figure(fig, figures_dir, name))
 
 
+CLOTH_MEASURES = (("edge_stretch_mean", "mean edge stretch l/L - 1"), ("edge_stretch_max", "largest edge stretch"),
+                  ("area_ratio", "area ratio A(x) / A(X)"), ("lowest_point", "lowest point [m]"))
+
+
+def cloth_measures_figure(case, case_runs, colors, figures_dir):
+    """A cloth's measures at the end of every step (summary.json's edge_stretch_mean,
+    edge_stretch_max, area_ratio, lowest_point; PBNG's Fig. 19), one panel each, one line per run.
+    Drawn only when some run records them for two or more steps."""
+    recorded = [r for r in case_runs if sum(1 for s in r["steps"] if "edge_stretch_mean" in s) >= 2]
+    if not recorded:
+        return None
+    use_time = all(is_number(s.get("time")) for r in recorded for s in r["steps"])
+    fig, axes = plt.subplots(2, 2, figsize=(11, 6.4), sharex=True)
+    for ax, (key, label) in zip(axes.flat, CLOTH_MEASURES):
+        for run in recorded:
+            pairs = [((s["time"] if use_time else s.get("step")), s.get(key)) for s in run["steps"]]
+            pairs = [(x, v) for x, v in pairs if is_number(x) and is_number(v) and math.isfinite(v)]
+            if pairs:
+                ax.plot([x for x, _ in pairs], [v for _, v in pairs], marker="o" if len(pairs) <= 60 else None,
+                        ms=3, color=colors[run["label"]], label=run["label"])
+        ax.set_ylabel(label)
+        ax.grid(True, which="major", alpha=0.35)
+    for ax in axes[1]:
+        ax.set_xlabel("time [s]" if use_time else "time step")
+    fig.suptitle(f"{case}: cloth measures over time")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout()
+    name = f"{slug(case)}_cloth_measures"
+    caption = ("The cloth at the end of every step (summary.json): the mean and the largest stretch l/L - 1 over "
+               "its edges, its area over the rest area, and its lowest point along -gravity; one line per run. "
+               "Steps without a finite value (a diverged state) are not drawn.")
+    return Figure(name, f"{case}: cloth measures over time", caption, save_figure(fig, figures_dir, name))
+
+
 def frame_time_figure(case, case_runs, colors, figures_dir):
     """Histograms of the solver time of every step, one per run, on shared bins (the multi-layer
     paper's Figs. 9-10: time per frame to a frame stop). Drawn when some run ended steps at its

@@ -7,8 +7,8 @@ import os
 import sys
 import time
 
-from .case_figures import (error_figure, final_residual_figure, frame_time_figure, own_residuals_figure,
-                           residual_history_figure, volume_ratio_figure)
+from .case_figures import (cloth_measures_figure, error_figure, final_residual_figure, frame_time_figure,
+                           own_residuals_figure, residual_history_figure, volume_ratio_figure)
 from .document import write_atomically
 from .drawing import colors_for
 from .reading import ReportError, group_by_case, load_run, read_cases, read_skipped
@@ -42,6 +42,7 @@ def make_report(run_dirs, out_dir, step=None, skipped_path=None, cases_dir=None)
                 own_residuals_figure(case, case_runs, step, colors, figures_dir),
                 final_residual_figure(case, case_runs, colors, figures_dir),
                 volume_ratio_figure(case, case_runs, colors, figures_dir),
+                cloth_measures_figure(case, case_runs, colors, figures_dir),
                 frame_time_figure(case, case_runs, colors, figures_dir),
                 error_figure(case, case_runs, colors, figures_dir)]
         figures[case] = [f for f in made if f is not None]

@@ -11,6 +11,24 @@ from .reading import load_run
 
 
 class CaseFiguresTest(TwoRunsTestCase):
+    def figures_dir(self):
+        figures_dir = os.path.join(self.out, "figures")
+        os.makedirs(figures_dir, exist_ok=True)
+        return figures_dir
+
+    def runs_and_colors(self):
+        runs = [load_run(d) for d in (self.run_a, self.run_b)]
+        return runs, colors_for([r["label"] for r in runs])
+
+    def update_run_b_steps(self, *updates):
+        """Merges updates[k] into step k of run B's summary.json."""
+        path = os.path.join(self.run_b, "summary.json")
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
+        for step, update in zip(document["steps"], updates):
+            step.update(update)
+        write(path, json.dumps(document))
+
     def test_volume_ratio_figure_only_when_recorded(self):
         result = self.generate(self.run_a, self.run_b)
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -38,23 +56,33 @@ class CaseFiguresTest(TwoRunsTestCase):
         with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
             self.assertIn("](figures/beam_volume_ratio.png)", f.read())
 
+    def test_cloth_measures_figure_only_for_runs_that_record_them(self):
+        figures_dir = self.figures_dir()
+        runs, colors = self.runs_and_colors()
+        self.assertIsNone(case_figures.cloth_measures_figure("beam", runs, colors, figures_dir))
+        # Run B is a cloth: its two steps' measures are drawn against time, a null one left out.
+        self.update_run_b_steps(
+            dict(time=0.01, edge_stretch_mean=0.001, edge_stretch_max=0.01, area_ratio=1.001, lowest_point=-0.1),
+            dict(time=0.02, edge_stretch_mean=0.002, edge_stretch_max=0.02, area_ratio=None, lowest_point=-0.2))
+        plotted = capture_figures(self, case_figures)
+        runs, colors = self.runs_and_colors()
+        self.assertIsNotNone(case_figures.cloth_measures_figure("beam", runs, colors, figures_dir))
+        # The first panel (mean stretch): run B only.
+        self.assertEqual(plotted["beam_cloth_measures"], {"slow_solver substeps=10": ([0.01, 0.02], [0.001, 0.002])})
+        result = self.generate(self.run_a, self.run_b)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            self.assertIn("](figures/beam_cloth_measures.png)", f.read())
+
     def test_frame_time_histograms_only_when_a_run_stops_at_its_own_target(self):
-        figures_dir = os.path.join(self.out, "figures")
-        os.makedirs(figures_dir, exist_ok=True)
-        runs = [load_run(d) for d in (self.run_a, self.run_b)]
-        colors = colors_for([r["label"] for r in runs])
+        figures_dir = self.figures_dir()
+        runs, colors = self.runs_and_colors()
         self.assertIsNone(case_figures.frame_time_figure("beam", runs, colors, figures_dir))
         # Run B's steps end at its frame stop: both runs' step times are drawn, in milliseconds.
-        path = os.path.join(self.run_b, "summary.json")
-        with open(path, encoding="utf-8") as f:
-            document = json.load(f)
-        document["steps"][0].update(stop_reason="solver_target", solver_seconds=0.002)
-        document["steps"][1].update(solver_seconds=0.004)
-        write(path, json.dumps(document))
+        self.update_run_b_steps(dict(stop_reason="solver_target", solver_seconds=0.002), dict(solver_seconds=0.004))
         plotted = capture_figures(self, case_figures)
-        runs = [load_run(d) for d in (self.run_a, self.run_b)]
-        made = case_figures.frame_time_figure("beam", runs, colors, figures_dir)
-        self.assertIsNotNone(made)
+        runs, colors = self.runs_and_colors()
+        self.assertIsNotNone(case_figures.frame_time_figure("beam", runs, colors, figures_dir))
         legend = plotted["beam_frame_time:legend"]
         self.assertIn("slow_solver substeps=10: mean 3 ms, 2 steps", legend)  # (2 + 4) / 2 ms
         self.assertIn("newton: mean 10 ms, 2 steps", legend)  # run A: 0.02 s over its 2 steps

@@ -114,6 +114,70 @@ TEST(Measures, NoElasticTermGivesNaN) {
   // scenes through `pbdlab run`.)
 }
 
+json clothScene() {
+  return json::parse(R"({
+    "mesh": {"type": "rectangle", "embedding": "3d_surface", "plane": "xz", "size": [2, 1], "cells": [2, 2]},
+    "material": {"model": "fixed_corotated", "youngs_modulus": 100, "poisson_ratio": 0.3, "density": 1},
+    "gravity": [0, -9.8, 0],
+    "dirichlet": [{"node_set": "z-max"}],
+    "time": {"integrator": "backward_euler", "dt": 0.01, "steps": 3},
+    "output": {"vtu": "none"}
+  })");
+}
+
+// A cloth in the xz plane (2 x 1, 2 x 2 cells: edges along x of length 1, along z of 0.5,
+// diagonals of length sqrt(1.25)) stretched by s along x: the x edges by s, the z edges not at all,
+// the diagonals by sqrt(((1 + s)^2 + 0.25) / 1.25) - 1; the area by 1 + s. The lowest point is
+// the smallest height along -gravity, here the smallest y.
+TEST(Measures, ClothStretchAreaAndLowestPoint) {
+  const Scene scene = parseScene(clothScene(), "cloth.json");
+  const Problem& problem = scene.problem;
+  ASSERT_TRUE(isSurfaceProblem(problem));
+  const SurfaceMeasures rest = surfaceMeasures(problem, problem.mesh.restPositionsFlat());
+  EXPECT_NEAR(rest.stretch_mean, 0.0, 1e-15);
+  EXPECT_NEAR(rest.stretch_max, 0.0, 1e-15);
+  EXPECT_NEAR(rest.area_ratio, 1.0, 1e-15);
+  EXPECT_NEAR(rest.lowest_point, 0.0, 1e-15);
+  const double s = 0.1;
+  Positions x = affineMap(problem, Vec3(1 + s, 1, 1).asDiagonal(), Vec3(0, -0.5, 0));
+  x[3 * 4 + 1] = -0.7;  // node 4 sags below the others (y = -0.5)
+  const SurfaceMeasures m = surfaceMeasures(problem, affineMap(problem, Vec3(1 + s, 1, 1).asDiagonal(), Vec3::Zero()));
+  // 16 unique edges: 6 along x, 6 along z, 4 diagonals.
+  const double diagonal = std::sqrt(((1 + s) * (1 + s) + 0.25) / 1.25) - 1.0;
+  EXPECT_NEAR(m.stretch_mean, (6 * s + 4 * diagonal) / 16.0, 1e-14);
+  EXPECT_NEAR(m.stretch_max, s, 1e-14);
+  EXPECT_NEAR(m.area_ratio, 1 + s, 1e-14);
+  EXPECT_NEAR(surfaceMeasures(problem, x).lowest_point, -0.7, 1e-15);
+  // A solid, and a diverged cloth, have none.
+  EXPECT_FALSE(isSurfaceProblem(parseScene(solidScene(1), "solid.json").problem));
+  EXPECT_TRUE(std::isnan(surfaceMeasures(parseScene(solidScene(1), "solid.json").problem,
+                                         parseScene(solidScene(1), "solid.json").problem.mesh.restPositionsFlat())
+                             .stretch_mean));
+  x[0] = NAN;
+  const SurfaceMeasures diverged = surfaceMeasures(problem, x);
+  EXPECT_TRUE(std::isnan(diverged.stretch_mean) && std::isnan(diverged.stretch_max) && std::isnan(diverged.lowest_point));
+}
+
+// The runner writes them every frame of a cloth run: the hanging cloth stretches and sinks.
+TEST(Measures, SummaryHasEachFramesClothMeasures) {
+  const Scene scene = parseScene(clothScene(), "cloth.json");
+  const fs::path out = fs::path(::testing::TempDir()) / ("pbdlab_test_cloth_run_" + std::to_string(::getpid()));
+  const RunResult result = runScene(scene, {out.string(), false, 0.0, ""});
+  const json& steps = result.summary["steps"];
+  ASSERT_EQ(steps.size(), 3u);
+  double previous_lowest = 0.0;
+  for (const json& step : steps) {
+    EXPECT_FALSE(step.contains("volume_ratio"));
+    EXPECT_GT(step["edge_stretch_max"].get<double>(), 0.0);
+    EXPECT_LT(step["lowest_point"].get<double>(), previous_lowest);
+    previous_lowest = step["lowest_point"].get<double>();
+  }
+  const SurfaceMeasures last = surfaceMeasures(scene.problem, result.final_positions);
+  EXPECT_DOUBLE_EQ(steps.back()["edge_stretch_mean"].get<double>(), last.stretch_mean);
+  EXPECT_DOUBLE_EQ(steps.back()["area_ratio"].get<double>(), last.area_ratio);
+  fs::remove_all(out);
+}
+
 TEST(Measures, SummaryHasEachFramesVolumeRatio) {
   json document = solidScene(1);
   // Stretch the bar by 10% along x over two quasistatic steps: its volume grows (nu < 0.5) and the last
