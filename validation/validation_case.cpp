@@ -49,6 +49,14 @@ std::string fmtNumber(double x) {
   return text;
 }
 
+// The largest |u_i| over the nodes of a flat displacement: what the relative reference metrics
+// divide by.
+double largestNodeNorm(const VecX& u) {
+  double largest = 0.0;
+  for (Eigen::Index i = 0; i < u.size() / 3; ++i) largest = std::max(largest, u.segment<3>(3 * i).norm());
+  return largest;
+}
+
 MetricSpec parseMetric(const JsonReader& in, const json& value, const std::string& at) {
   in.object(value, at);
   in.onlyKeys(value, at,
@@ -494,13 +502,8 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         // the reference's largest displacement when asked.
         const Positions& reference = referenceIn(scene, reference_dir);
         value = std::abs(surfaceMeasures(problem, x).lowest_point - surfaceMeasures(problem, reference).lowest_point);
-        if (metric.relative) {
-          double max_reference = 0.0;
-          const VecX reference_displacement = reference - problem.mesh.restPositionsFlat();
-          for (int i = 0; i < problem.numNodes(); ++i)
-            max_reference = std::max(max_reference, reference_displacement.segment<3>(3 * i).norm());
-          if (max_reference > 0.0) value /= max_reference;
-        }
+        const double max_reference = largestNodeNorm(reference - problem.mesh.restPositionsFlat());
+        if (metric.relative && max_reference > 0.0) value /= max_reference;
       } else if (metric.type == "volume_ratio_error") {
         // NaN (a failed metric) for a problem without an elastic term (cloth).
         value = std::abs(volumeRatio(problem, x) - metric.expected.value_or(1.0));
@@ -527,28 +530,27 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
         for (const auto& block : reference_scene.problem.elementBlocks())
           volumes += lumpedNodeMasses(*block, std::vector<double>(block->numElements(), 1.0));
         const BlockFieldSampler sampler(problem.elementBlocks());
-        double max_error = 0.0, weighted = 0.0, total_volume = 0.0, max_reference = 0.0;
+        double max_error = 0.0, weighted = 0.0, total_volume = 0.0;
         for (int i = 0; i < reference_mesh.numNodes(); ++i) {
           const Vec3 u_ref_i = u_ref.segment<3>(3 * i);
           const double e = (sampler.sample(displacement, reference_mesh.restPosition(i)) - u_ref_i).norm();
           max_error = std::max(max_error, e);
           weighted += volumes[i] * e * e;
           total_volume += volumes[i];
-          max_reference = std::max(max_reference, u_ref_i.norm());
         }
+        const double max_reference = largestNodeNorm(u_ref);
         value = metric.type == "mesh_reference_max_error" ? max_error : std::sqrt(weighted / total_volume);
         if (metric.relative && max_reference > 0.0) value /= max_reference;
       } else {  // reference_max_error, reference_rms_error
         const Positions& reference = referenceIn(scene, reference_dir);
         const VecX difference = x - reference;
-        const VecX reference_displacement = reference - problem.mesh.restPositionsFlat();
-        double max_difference = 0.0, sum = 0.0, max_reference = 0.0;
+        double max_difference = 0.0, sum = 0.0;
         for (int i = 0; i < problem.numNodes(); ++i) {
           const double d = difference.segment<3>(3 * i).norm();
           max_difference = std::max(max_difference, d);
           sum += d * d;
-          max_reference = std::max(max_reference, reference_displacement.segment<3>(3 * i).norm());
         }
+        const double max_reference = largestNodeNorm(reference - problem.mesh.restPositionsFlat());
         value = metric.type == "reference_max_error" ? max_difference : std::sqrt(sum / problem.numNodes());
         if (metric.relative && max_reference > 0.0) value /= max_reference;
       }

@@ -269,8 +269,7 @@ def frame_time_figure(case, case_runs, colors, figures_dir):
     """Histograms of the solver time of every step, one per run, on shared bins (the multi-layer
     paper's Figs. 9-10: time per frame to a frame stop). Drawn when some run ended steps at its
     own target (stop reason solver_target), where the time per step is what is compared."""
-    timed = [r for r in case_runs if any(s.get("stop_reason") == "solver_target" for s in r["steps"])]
-    if not timed:
+    if not any(s.get("stop_reason") == "solver_target" for r in case_runs for s in r["steps"]):
         return None
     timed = [r for r in case_runs if sum(1 for s in r["steps"] if is_number(s.get("solver_seconds"))) >= 2]
     if not timed:
