@@ -1,12 +1,20 @@
 #include "solvers/pbng/family.hpp"
 
+#include <filesystem>
+
+#include "core/solver/solver_options.hpp"
+#include "core/support/input_error.hpp"
+#include "meshes/mesh_recipe.hpp"
+#include "solvers/pbng/mpbng_solver.hpp"
 #include "solvers/pbng/pbng_solver.hpp"
 
 namespace pbdlab {
 
-std::vector<std::string> pbngFamilySolverNames() { return {"pbng"}; }
+std::vector<std::string> pbngFamilySolverNames() { return {"pbng", "mpbng"}; }
 
 namespace {
+
+void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const std::string& field, PbngOptions& pbng);
 
 // Options of "pbng" (solvers/pbng/pbng_solver.hpp, PbngOptions):
 //   "omega": SOR's omega of §7.3, x^{l+1} = omega (x_PBNG^{l+1} - x^{l-1}) + x^{l-1}; number in
@@ -48,6 +56,12 @@ std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader
   if (pbng.chebyshev() && pbng.omega != 1.0)
     in.fail(jsonPointerChild(field, "omega"), "SOR (omega != 1) and Chebyshev (chebyshev_rho > 0) are alternatives; "
                                               "give one of them");
+  readSweepOptions(options, in, field, pbng);
+  return std::make_unique<PbngSolver>(pbng);
+}
+
+// The options of a sweep that PBNG and MPBNG share: "initial_guess", "contact_step", "rotation".
+void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const std::string& field, PbngOptions& pbng) {
   if (options.contains("initial_guess"))
     pbng.initial_guess = in.enumOf<PbngOptions::InitialGuess>(
         options["initial_guess"], jsonPointerChild(field, "initial_guess"),
@@ -62,7 +76,83 @@ std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader
     pbng.rotation = in.enumOf<PbngOptions::Rotation>(
         options["rotation"], jsonPointerChild(field, "rotation"),
         {{"warm_start", PbngOptions::Rotation::kWarmStart}, {"svd", PbngOptions::Rotation::kSvd}}, "rotation");
-  return std::make_unique<PbngSolver>(pbng);
+}
+
+// Options of "mpbng" (solvers/pbng/mpbng_solver.hpp, MpbngOptions; docs/pbng.md, "MPBNG"):
+//   "levels": the number of levels (default 3), coarsened from a structured grid by every
+//       other lattice line; or an array of mesh recipes, the coarse levels finest first (any
+//       mesh covering the body: an unstructured Gmsh mesh, the Res 16 and 8 boxes of a Res 32);
+//   "r_pad": r_des = k_max + r_pad, > 0 (default 0.05; the paper: [0.05, 2]);
+//   "coarsest_sweeps": sweeps of the coarsest level (default 5; the paper: 4-6), >= 0;
+//   "final_sweeps": sweeps of level 0 after the last iteration (default 7; the paper: 6-8), >= 0;
+//   "binding_stiffness": k_c over the mean rest diagonal of level 0's elastic blocks, >= 0
+//       (default 1);
+//   "clamp_coarse": coarse vertices at prescribed vertices of level 0 are prescribed (default true);
+//   "coarsest_pass": "every_iteration" (default) or "once" (before iteration 1 only);
+//   "multi_level": "all_but_coarsest" (default, the paper's union over i != n) or "all";
+//   "kappa": "absolute" (default) or "product" (the running product of the kappa_l);
+//   "final_bindings": the bindings in the final pass at kappa_kmax (true) or off (default false);
+//   "scale_gravity": kappa scales the coarse levels' weight with their mass (default true);
+//   "coarse_state": "restrict" (default: from level 0 every step) or "own" (kept across steps);
+//   "initial_guess", "contact_step", "rotation": as for "pbng".
+std::unique_ptr<Solver> makeMpbng(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
+  in.object(options, field);
+  in.onlyKeys(options, field,
+              {"levels", "r_pad", "coarsest_sweeps", "final_sweeps", "binding_stiffness", "clamp_coarse",
+               "coarsest_pass", "multi_level", "kappa", "final_bindings", "scale_gravity", "coarse_state",
+               "initial_guess", "contact_step", "rotation"},
+              "of solver 'mpbng'");
+  MpbngOptions mpbng;
+  const auto at = [&](const char* key) { return jsonPointerChild(field, key); };
+  if (options.contains("levels")) {
+    const nlohmann::json& levels = options["levels"];
+    if (levels.is_array()) {
+      if (levels.empty()) in.fail(at("levels"), "must list at least one coarse level's mesh recipe (or be a count)");
+      const std::string base_dir = std::filesystem::path(in.source()).parent_path().string();
+      for (size_t k = 0; k < levels.size(); ++k) {
+        const std::string level_at = at("levels") + "/" + std::to_string(k);
+        const MeshRecipe recipe = parseMeshRecipe(levels[k], in.source(), level_at, base_dir);
+        try {
+          mpbng.coarse_meshes.push_back(makeMesh(recipe));
+        } catch (const InputError&) {
+          throw;
+        } catch (const std::exception& error) {
+          in.fail(level_at, error.what());
+        }
+      }
+      mpbng.levels = 1 + static_cast<int>(levels.size());
+    } else {
+      mpbng.levels = readSolverCount(in, options, field, "levels", 1, 12);
+    }
+  }
+  if (options.contains("r_pad")) mpbng.r_pad = in.positive(options["r_pad"], at("r_pad"));
+  if (options.contains("coarsest_sweeps")) mpbng.coarsest_sweeps = readSolverCount(in, options, field, "coarsest_sweeps", 0);
+  if (options.contains("final_sweeps")) mpbng.final_sweeps = readSolverCount(in, options, field, "final_sweeps", 0);
+  if (options.contains("binding_stiffness"))
+    mpbng.level_options.binding_factor = in.nonNegative(options["binding_stiffness"], at("binding_stiffness"));
+  if (options.contains("clamp_coarse")) mpbng.level_options.clamp_coarse = in.boolean(options["clamp_coarse"], at("clamp_coarse"));
+  if (options.contains("coarsest_pass"))
+    mpbng.coarsest_pass = in.enumOf<MpbngOptions::CoarsestPass>(
+        options["coarsest_pass"], at("coarsest_pass"),
+        {{"every_iteration", MpbngOptions::CoarsestPass::kEveryIteration}, {"once", MpbngOptions::CoarsestPass::kOnce}},
+        "coarsest pass");
+  if (options.contains("multi_level"))
+    mpbng.multi_level = in.enumOf<MpbngOptions::MultiLevel>(
+        options["multi_level"], at("multi_level"),
+        {{"all_but_coarsest", MpbngOptions::MultiLevel::kAllButCoarsest}, {"all", MpbngOptions::MultiLevel::kAll}},
+        "multi-level sweep");
+  if (options.contains("kappa"))
+    mpbng.kappa = in.enumOf<MpbngOptions::Kappa>(
+        options["kappa"], at("kappa"),
+        {{"absolute", MpbngOptions::Kappa::kAbsolute}, {"product", MpbngOptions::Kappa::kProduct}}, "kappa schedule");
+  if (options.contains("final_bindings")) mpbng.final_bindings = in.boolean(options["final_bindings"], at("final_bindings"));
+  if (options.contains("scale_gravity")) mpbng.scale_gravity = in.boolean(options["scale_gravity"], at("scale_gravity"));
+  if (options.contains("coarse_state"))
+    mpbng.coarse_state = in.enumOf<MpbngOptions::CoarseState>(
+        options["coarse_state"], at("coarse_state"),
+        {{"restrict", MpbngOptions::CoarseState::kRestrict}, {"own", MpbngOptions::CoarseState::kOwn}}, "coarse state");
+  readSweepOptions(options, in, field, mpbng.pbng);
+  return std::make_unique<MpbngSolver>(std::move(mpbng));
 }
 
 }  // namespace
@@ -70,6 +160,7 @@ std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader
 std::unique_ptr<Solver> makePbngFamilySolver(const std::string& name, const nlohmann::json& options,
                                              const JsonReader& in, const std::string& field) {
   if (name == "pbng") return makePbng(options, in, field);
+  if (name == "mpbng") return makeMpbng(options, in, field);
   return nullptr;
 }
 

@@ -42,6 +42,7 @@ std::vector<std::shared_ptr<const EnergyTerm>> PbngSolver::visitedTerms(
 
 void PbngSolver::setup(const Problem& problem) {
   rotation_fallbacks_ = 0;
+  scaling_ = {};
   buildTable(problem, visitedTerms(problem.terms()), false);
 }
 
@@ -265,13 +266,24 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
                     warm, fast_materials_, x, *fast_elastic_, time_, gradient, block, fallbacks);
   for (int p = entry_start_[node]; p < entry_start_[node + 1]; ++p) {
     const Entry& entry = entries_[p];
-    terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, gradient, block);
+    const double scale = scaling_.term.empty() ? 1.0 : scaling_.term[entry.term];
+    if (scale == 1.0) {
+      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, gradient, block);
+    } else {
+      Vec3 term_gradient = Vec3::Zero();
+      Mat3 term_block = Mat3::Zero();
+      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, term_gradient,
+                                       term_block);
+      gradient += scale * term_gradient;
+      block += scale * term_block;
+    }
   }
   // The yardstick's row: - f_ext, and for backward Euler the incremental potential's scaling
   // and inertia (core/solver/yardstick.cpp: M (x - x~) + dt^2 (grad PE - f_ext)).
-  gradient -= f_ext_->segment<3>(3 * node);
+  const double node_scale = scaling_.node.empty() ? 1.0 : scaling_.node[node];
+  gradient -= (scaling_.force ? node_scale : 1.0) * f_ext_->segment<3>(3 * node);
   if (dynamic_) {
-    const double m = problem_->nodeMasses()[node];
+    const double m = node_scale * problem_->nodeMasses()[node];
     gradient = m * (x.segment<3>(3 * node) - x_tilde_->segment<3>(3 * node)) + dt2_ * gradient;
     block *= dt2_;
     block.diagonal().array() += m;
@@ -356,14 +368,42 @@ void PbngSolver::updateNode(int node, Positions& x, double& largest, PbngP1Eleme
   largest = std::max(largest, (x.segment<3>(3 * node) - before).lpNorm<Eigen::Infinity>());
 }
 
-double PbngSolver::sweep(Positions& x) {
+void PbngSolver::setScaling(Scaling scaling) {
+  if (!scaling.node.empty() && scaling.node.size() != static_cast<size_t>(problem_->numNodes()))
+    throw std::invalid_argument("PbngSolver::setScaling: " + std::to_string(scaling.node.size()) + " node scales for " +
+                                std::to_string(problem_->numNodes()) + " nodes");
+  if (!scaling.term.empty()) {
+    if (scaling.term.size() != terms_.size())
+      throw std::invalid_argument("PbngSolver::setScaling: " + std::to_string(scaling.term.size()) +
+                                  " term scales for " + std::to_string(terms_.size()) + " visited terms");
+    if (fast_term_ >= 0 && scaling.term[fast_term_] != 1.0)
+      throw std::invalid_argument("PbngSolver::setScaling: the P1 fast path's term '" + terms_[fast_term_]->name() +
+                                  "' cannot be scaled");
+  }
+  scaling_ = std::move(scaling);
+}
+
+std::vector<std::vector<int>> PbngSolver::sweepGroups(const std::vector<char>& include) const {
+  std::vector<std::vector<int>> groups;
+  for (const std::vector<int>& group : sweep_groups_) {
+    std::vector<int> kept;
+    for (int node : group)
+      if (include[node]) kept.push_back(node);
+    if (!kept.empty()) groups.push_back(std::move(kept));
+  }
+  return groups;
+}
+
+double PbngSolver::sweep(Positions& x) { return sweep(x, sweep_groups_); }
+
+double PbngSolver::sweep(Positions& x, const std::vector<std::vector<int>>& groups) {
   double largest = 0.0;
   int fallbacks = 0;
   // The per-element rotations (warm start), written here only: a color's nodes share no
   // element, so each element's rotation has one writer per color.
   PbngP1Element* warm = warm_rotations_ ? fast_elements_.data() : nullptr;
 #pragma omp parallel reduction(max : largest) reduction(+ : fallbacks) if (worthThreads(x.size() / 3))
-  for (const std::vector<int>& group : sweep_groups_) {
+  for (const std::vector<int>& group : groups) {
     const int count = static_cast<int>(group.size());
 #pragma omp for schedule(static)
     for (int k = 0; k < count; ++k) {

@@ -91,6 +91,24 @@ class PbngSolver : public Solver {
   // Returns the largest |dx_i|_inf of the sweep. Reads and updates the per-element rotations
   // (Rotation::kWarmStart), the only place that writes them besides their SVD start.
   double sweep(Positions& x);
+  // The same over `groups` only (per color, nodes of one color; sweepGroups() below).
+  double sweep(Positions& x, const std::vector<std::vector<int>>& groups);
+  // The sweep's groups (per color, the nodes with a free DOF) restricted to the nodes with
+  // include[node] != 0, colors without such nodes left out. After beginStep (a new table,
+  // after new contacts, regroups).
+  std::vector<std::vector<int>> sweepGroups(const std::vector<char>& include) const;
+
+  // A scaled objective without a rebuilt problem (MPBNG's kappa, solvers/pbng/mpbng_solver.hpp):
+  // node i's mass m_i -> node[i] m_i in the inertia (and its external force f_ext_i ->
+  // node[i] f_ext_i when `force`), and every contribution of visited term k (the step's terms
+  // without colliders, in order) times term[k]. Empty vectors: 1. The fast path's term is not
+  // scaled (std::invalid_argument). Kept until the next setScaling; setup() clears it.
+  struct Scaling {
+    std::vector<double> node;
+    bool force = true;
+    std::vector<double> term;
+  };
+  void setScaling(Scaling scaling);
   // The update dx_i of eq. 30 at x for node i (before any collider projection; zero in the
   // prescribed components). After beginStep. The definition: the corotated fast path takes
   // R = polarRotation(F) (SVD) and neither reads nor writes the per-element rotations.
@@ -161,6 +179,7 @@ class PbngSolver : public Solver {
   bool rotations_ready_ = false;
   long long rotation_fallbacks_ = 0;
   int table_builds_ = 0;
+  Scaling scaling_;
   // The step's constants.
   bool dynamic_ = false;
   double dt2_ = 1.0;

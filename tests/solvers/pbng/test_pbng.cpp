@@ -616,7 +616,7 @@ TEST(Pbng, RegistryReadsItsOptionsStrictly) {
   EXPECT_THROW(make(R"({"rotation": "newton"})"), InputError);
   EXPECT_THROW(make("[]"), InputError);
   EXPECT_EQ(makePbngFamilySolver("xpbd", nlohmann::json::object(), in, "/solver/options"), nullptr);
-  EXPECT_EQ(pbngFamilySolverNames(), std::vector<std::string>{"pbng"});
+  EXPECT_EQ(pbngFamilySolverNames(), (std::vector<std::string>{"pbng", "mpbng"}));
 }
 
 }  // namespace
