@@ -234,25 +234,59 @@ CLOTH_MEASURES = (("edge_stretch_mean", "mean edge stretch l/L - 1"), ("edge_str
                   ("area_ratio", "area ratio A(x) / A(X)"), ("lowest_point", "lowest point [m]"))
 
 
+def probe_distances(run, reference):
+    """Per step of `run`, the RMS over the probes of |u - u_ref| against `reference`'s step of the
+    same index (summary.json's probe_displacements); None where either lacks the probes."""
+    distances = []
+    for k, step in enumerate(run["steps"]):
+        ours = step.get("probe_displacements") or {}
+        theirs = reference["steps"][k].get("probe_displacements") if k < len(reference["steps"]) else None
+        names = [n for n in ours if theirs and n in theirs]
+        values = [(ours[n], theirs[n]) for n in names
+                  if all(is_number(v) for v in list(ours[n]) + list(theirs[n]))]
+        if not values:
+            distances.append(None)
+            continue
+        squares = [sum((a - b) ** 2 for a, b in zip(u, r)) for u, r in values]
+        distances.append(math.sqrt(sum(squares) / len(squares)))
+    return distances
+
+
 def cloth_measures_figure(case, case_runs, colors, figures_dir):
     """A cloth's measures at the end of every step (summary.json's edge_stretch_mean,
-    edge_stretch_max, area_ratio, lowest_point; PBNG's Fig. 19), one panel each, one line per run.
-    Drawn only when some run records them for two or more steps."""
+    edge_stretch_max, area_ratio, lowest_point; PBNG's Fig. 19), one panel each, one line per run,
+    with the true relative residual of every step (the original problem's yardstick, whatever the
+    solver iterates inside: MPBNG's levels) and, when the case has a run labelled "newton", the
+    RMS distance of the probes to Newton's at the same step. Drawn only when some run records the
+    measures for two or more steps."""
     recorded = [r for r in case_runs if sum(1 for s in r["steps"] if "edge_stretch_mean" in s) >= 2]
     if not recorded:
         return None
     use_time = all(is_number(s.get("time")) for r in recorded for s in r["steps"])
-    fig, axes = plt.subplots(2, 2, figsize=(11, 6.4), sharex=True)
-    for ax, (key, label) in zip(axes.flat, CLOTH_MEASURES):
+    reference = next((r for r in recorded if r["label"] == "newton"), None)
+    fig, axes = plt.subplots(3, 2, figsize=(11, 9.0), sharex=True)
+    panels = list(CLOTH_MEASURES) + [("relative_residual", "true relative residual (original problem)"),
+                                     ("probe_distance", "probe RMS distance to newton [m]")]
+    for ax, (key, label) in zip(axes.flat, panels):
         for run in recorded:
-            pairs = [((s["time"] if use_time else s.get("step")), s.get(key)) for s in run["steps"]]
+            if key == "probe_distance":
+                if reference is None or run is reference:
+                    continue
+                values = probe_distances(run, reference)
+            else:
+                values = [s.get(key) for s in run["steps"]]
+            pairs = [((s["time"] if use_time else s.get("step")), v) for s, v in zip(run["steps"], values)]
             pairs = [(x, v) for x, v in pairs if is_number(x) and is_number(v) and math.isfinite(v)]
+            if key in ("relative_residual", "probe_distance"):
+                pairs = [(x, v) for x, v in pairs if v > 0]
             if pairs:
                 ax.plot([x for x, _ in pairs], [v for _, v in pairs], marker="o" if len(pairs) <= 60 else None,
                         ms=3, color=colors[run["label"]], label=run["label"])
+        if key in ("relative_residual", "probe_distance") and ax.lines:
+            ax.set_yscale("log")
         ax.set_ylabel(label)
         ax.grid(True, which="major", alpha=0.35)
-    for ax in axes[1]:
+    for ax in axes[-1]:
         ax.set_xlabel("time [s]" if use_time else "time step")
     fig.suptitle(f"{case}: cloth measures over time")
     handles, labels = axes.flat[0].get_legend_handles_labels()
@@ -260,7 +294,9 @@ def cloth_measures_figure(case, case_runs, colors, figures_dir):
     fig.tight_layout()
     name = f"{slug(case)}_cloth_measures"
     caption = ("The cloth at the end of every step (summary.json): the mean and the largest stretch l/L - 1 over "
-               "its edges, its area over the rest area, and its lowest point along -gravity; one line per run. "
+               "its edges, its area over the rest area, its lowest point along -gravity, the step's true relative "
+               "residual (the original cloth's, for every solver), and the RMS over the output probes of the "
+               "distance to Newton's probes at the same step (when the case runs Newton); one line per run. "
                "Steps without a finite value (a diverged state) are not drawn.")
     return Figure(name, f"{case}: cloth measures over time", caption, save_figure(fig, figures_dir, name))
 

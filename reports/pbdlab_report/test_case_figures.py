@@ -74,6 +74,15 @@ class CaseFiguresTest(TwoRunsTestCase):
         with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
             self.assertIn("](figures/beam_cloth_measures.png)", f.read())
 
+    def test_probe_distances_are_the_rms_over_shared_probes_step_by_step(self):
+        run = {"steps": [{"probe_displacements": {"a": [1.0, 0.0, 0.0], "b": [0.0, 0.0, 0.0], "c": [5.0, 5.0, 5.0]}},
+                         {"probe_displacements": {}}, {"probe_displacements": {"a": [0.0, 0.0, 0.0]}}]}
+        reference = {"steps": [{"probe_displacements": {"a": [0.0, 0.0, 0.0], "b": [0.0, 0.0, 1.0]}},
+                               {"probe_displacements": {"a": [0.0, 0.0, 0.0]}}]}
+        # Step 1: probes a and b (c only in the run): sqrt((1 + 1) / 2); step 2: no probes; step 3:
+        # the reference has no third step.
+        self.assertEqual(case_figures.probe_distances(run, reference), [1.0, None, None])
+
     def test_frame_time_histograms_only_when_a_run_stops_at_its_own_target(self):
         figures_dir = self.figures_dir()
         runs, colors = self.runs_and_colors()

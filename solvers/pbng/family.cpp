@@ -24,7 +24,8 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
 //   "chebyshev_gamma": Chebyshev's gamma of §7.3, number in (0, 2) (default 1.7, the paper's);
 //       only with chebyshev_rho > 0;
 //   "initial_guess": "inertial" (default: x~ = x^n + dt v^n with the step's boundary values;
-//       x^n for quasistatic) or "previous" (x^n with the boundary values);
+//       x^n for quasistatic), "previous" (x^n with the boundary values) or "pbd_prediction"
+//       (PBD's predicted positions x~ + dt^2 M^-1 f_ext; backward Euler);
 //   "contact_step": how a node in contact with a kinematic collider slides (§7.2):
 //       "tangent_newton" (default: its Newton step restricted to the tangent plane) or "paper"
 //       (the paper's tangential projection of the unconstrained step; stalls, pbng_solver.hpp);
@@ -65,7 +66,9 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
   if (options.contains("initial_guess"))
     pbng.initial_guess = in.enumOf<PbngOptions::InitialGuess>(
         options["initial_guess"], jsonPointerChild(field, "initial_guess"),
-        {{"inertial", PbngOptions::InitialGuess::kInertial}, {"previous", PbngOptions::InitialGuess::kPrevious}},
+        {{"inertial", PbngOptions::InitialGuess::kInertial},
+         {"previous", PbngOptions::InitialGuess::kPrevious},
+         {"pbd_prediction", PbngOptions::InitialGuess::kPbdPrediction}},
         "initial guess");
   if (options.contains("contact_step"))
     pbng.contact_step = in.enumOf<PbngOptions::ContactStep>(

@@ -211,13 +211,14 @@ MpbngLevels buildMpbngLevels(const Problem& original, const std::vector<Mesh>& c
     if (!options.clamp_coarse) continue;
     for (int level = 1; level < L; ++level) {
       Mesh& mesh = p.bodies[level].mesh;
+      // The coarse vertices in the bounding box of the prescribed set (its rest positions).
+      Vec3 low = Vec3::Constant(1e300), high = Vec3::Constant(-1e300);
+      for (int f : fine_set) low = low.cwiseMin(body.mesh.restPosition(f)), high = high.cwiseMax(body.mesh.restPosition(f));
       std::vector<int> set;
-      for (int i = 0; i < mesh.numNodes(); ++i)
-        for (int f : fine_set)
-          if ((mesh.restPosition(i) - body.mesh.restPosition(f)).norm() <= tolerance) {
-            set.push_back(i);
-            break;
-          }
+      for (int i = 0; i < mesh.numNodes(); ++i) {
+        const Vec3 X = mesh.restPosition(i);
+        if (((X - low).array() >= -tolerance).all() && ((high - X).array() >= -tolerance).all()) set.push_back(i);
+      }
       if (set.empty()) continue;
       mesh.node_sets[condition.node_set] = set;
       on_level.node_set = p.bodies[level].name + "/" + condition.node_set;

@@ -13,8 +13,9 @@
 // Choices (docs/pbng.md, "MPBNG"): k_c = binding_factor times the mean diagonal of level 0's
 // elastic blocks at rest (trace / 3 of eq. 32-34's approximate block of the original body's
 // terms, divided by L), so one factor reads the same for a cloth (N/m) and a solid; a coarse
-// vertex at the rest position of a prescribed vertex of level 0 gets the same prescribed
-// motion (clamp_coarse; off: only level 0 is prescribed, the coarse levels hang on the bindings).
+// vertex inside the bounding box of a prescribed node set of level 0 (its rest positions: a
+// held corner's point, a clamped face's rectangle) gets the same prescribed motion
+// (clamp_coarse; off: only level 0 is prescribed, the coarse levels hang on the bindings).
 #include <string>
 #include <vector>
 
@@ -33,7 +34,7 @@ std::string coarsenStructuredGrid(const Mesh& fine, int levels, std::vector<Mesh
 
 struct MpbngLevelOptions {
   double binding_factor = 1.0;  // k_c / (the mean rest diagonal of level 0's elastic blocks)
-  bool clamp_coarse = true;     // coarse vertices at prescribed vertices of level 0 are prescribed
+  bool clamp_coarse = true;     // coarse vertices in the box of a prescribed set of level 0 are prescribed
 };
 
 struct MpbngLevels {

@@ -244,8 +244,13 @@ void PbngSolver::beginStep(const StepObjective& objective, Positions& x) {
   time_ = objective.timeNext();
   x_tilde_ = &objective.inertialTarget();
   f_ext_ = &objective.externalForce();
-  x = options_.initial_guess == PbngOptions::InitialGuess::kInertial ? objective.inertialTarget()
-                                                                      : objective.previousPositions();
+  x = options_.initial_guess == PbngOptions::InitialGuess::kPrevious ? objective.previousPositions()
+                                                                      : objective.inertialTarget();
+  if (options_.initial_guess == PbngOptions::InitialGuess::kPbdPrediction && dynamic_) {
+    const VecX& m = problem.nodeMasses();
+    for (int i = 0; i < problem.numNodes(); ++i)
+      if (m[i] > 0.0) x.segment<3>(3 * i) += (dt2_ / m[i]) * f_ext_->segment<3>(3 * i);
+  }
   objective.applyBoundary(x);
   projectAllOntoColliders(x);  // §7.2: penetrating vertices onto the surface before the step
   if (warm_rotations_ && !rotations_ready_) startRotations(x);

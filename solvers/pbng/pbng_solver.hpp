@@ -33,7 +33,8 @@
 //  - Prescribed DOFs stay at the step's boundary values; a partly prescribed node moves in its
 //    free components (the free rows and columns of A_i are solved).
 //  - Initial guess: x~ (backward Euler) or x^n (quasistatic) with the boundary values, or x^n
-//    ("initial_guess": "previous"). A node whose block is not positive definite is not moved.
+//    ("initial_guess": "previous"), or PBD's prediction x~ + dt^2 M^-1 f_ext ("pbd_prediction":
+//    every node falls freely until the sweeps pull it back; docs/pbng.md, "Fig. 19"). A node whose block is not positive definite is not moved.
 //  - Fixed corotated on the P1 fast path keeps one rotation per element, updated at each visit
 //    by one Newton step from its previous value ("rotation": "warm_start", SVD fallback;
 //    docs/pbng.md, "The corotated rotation"); "svd" takes the SVD at every visit. Each rotation
@@ -60,7 +61,9 @@ struct PbngOptions {
   double omega = 1.0;            // SOR's omega (§7.3; 1: plain PBNG; the paper uses 1.7)
   double chebyshev_rho = 0.0;    // Chebyshev's rho (§7.3; 0: off; the paper uses 0.95)
   double chebyshev_gamma = 1.7;  // Chebyshev's gamma (§7.3; the paper's 1.7)
-  enum class InitialGuess { kInertial, kPrevious } initial_guess = InitialGuess::kInertial;
+  // kPbdPrediction: x~ + dt^2 M^-1 f_ext, PBD/XPBD's predicted positions (backward Euler;
+  // quasistatic: x^n, as kInertial).
+  enum class InitialGuess { kInertial, kPrevious, kPbdPrediction } initial_guess = InitialGuess::kInertial;
   // A node in contact with a collider whose step points into it (§7.2): kTangentNewton, the
   // node's Newton step restricted to the tangent plane (default); kPaper, the paper's
   // tangential projection (I - n n^T) dx of the unconstrained step (stagnates, see above).
