@@ -82,8 +82,8 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
 }
 
 // Options of "mpbng" (solvers/pbng/mpbng_solver.hpp, MpbngOptions; docs/pbng.md, "MPBNG"):
-//   "levels": the number of levels (default 3), coarsened from a structured grid by every
-//       other lattice line; or an array of mesh recipes, the coarse levels finest first (any
+//   "levels": the number of levels (default: 3, or 2 where the grid's cells halve only once),
+//       coarsened from a structured grid by every other lattice line; or an array of mesh recipes, the coarse levels finest first (any
 //       mesh covering the body: an unstructured Gmsh mesh, the Res 16 and 8 boxes of a Res 32);
 //   "r_pad": r_des = k_max + r_pad, > 0 (default 0.05; the paper: [0.05, 2]);
 //   "coarsest_sweeps": sweeps of the coarsest level (default 5; the paper: 4-6), >= 0;

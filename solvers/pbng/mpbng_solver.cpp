@@ -11,25 +11,32 @@ double MpbngSolver::kappa(int l, int k_max, double r_pad) {
   return ratio >= 1.0 ? 0.0 : std::sqrt(1.0 - ratio * ratio);
 }
 
+std::string MpbngSolver::coarseLevels(const Problem& problem, std::vector<Mesh>& coarse) const {
+  coarse = options_.coarse_meshes;
+  if (!coarse.empty() || options_.levels == 1) return "";
+  std::string why;
+  for (int levels : options_.levels > 0 ? std::vector<int>{options_.levels} : std::vector<int>{3, 2}) {
+    why = coarsenStructuredGrid(problem.bodies[0].mesh, levels, coarse);
+    if (why.empty()) return "";
+  }
+  return "MPBNG's \"levels\": " + (options_.levels > 0 ? std::to_string(options_.levels) : std::string("2 or 3")) +
+         " coarsens a structured grid by every other lattice line, and " + why +
+         "; give the coarse levels as mesh recipes (\"levels\": [recipe, ...])";
+}
+
 std::string MpbngSolver::rejectionReason(const Problem& problem) const {
   const std::string rejection = mpbngProblemRejection(problem);
   if (!rejection.empty()) return rejection;
-  if (options_.coarse_meshes.empty() && options_.levels > 1) {
-    std::vector<Mesh> coarse;
-    const std::string why = coarsenStructuredGrid(problem.bodies[0].mesh, options_.levels, coarse);
-    if (!why.empty())
-      return "MPBNG's \"levels\": " + std::to_string(options_.levels) +
-             " coarsens a structured grid by every other lattice line, and " + why +
-             "; give the coarse levels as mesh recipes (\"levels\": [recipe, ...])";
-  }
-  return "";
+  std::vector<Mesh> coarse;
+  return coarseLevels(problem, coarse);
 }
 
 void MpbngSolver::setup(const Problem& problem) {
-  const std::string rejection = rejectionReason(problem);
+  const std::string rejection = mpbngProblemRejection(problem);
   if (!rejection.empty()) throw std::invalid_argument(rejection);
-  std::vector<Mesh> coarse = options_.coarse_meshes;
-  if (coarse.empty() && options_.levels > 1) coarsenStructuredGrid(problem.bodies[0].mesh, options_.levels, coarse);
+  std::vector<Mesh> coarse;
+  const std::string why = coarseLevels(problem, coarse);
+  if (!why.empty()) throw std::invalid_argument(why);
   levels_ = std::make_unique<MpbngLevels>(buildMpbngLevels(problem, coarse, options_.level_options));
   sweeper_ = PbngSolver(options_.pbng);
   sweeper_.setup(levels_->problem);

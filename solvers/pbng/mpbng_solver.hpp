@@ -37,8 +37,9 @@ namespace pbdlab {
 
 struct MpbngOptions {
   // Levels: `levels` in all, coarsened from a structured grid (coarsenStructuredGrid), unless
-  // `coarse_meshes` gives the coarse levels (finest first).
-  int levels = 3;
+  // `coarse_meshes` gives the coarse levels (finest first). 0 (the default): 3, or 2 where the
+  // grid's cells halve only once.
+  int levels = 0;
   std::vector<Mesh> coarse_meshes;
   double r_pad = 0.05;         // r_des = k_max + r_pad; the paper: [0.05, 2]
   int coarsest_sweeps = 5;     // the paper: 4-6
@@ -71,6 +72,9 @@ class MpbngSolver : public Solver {
   const MpbngOptions& options() const { return options_; }
 
  private:
+  // The coarse levels of `problem` (coarse_meshes, or coarsened from its grid) and "", or the
+  // reason there are none.
+  std::string coarseLevels(const Problem& problem, std::vector<Mesh>& coarse) const;
   // Sets the sweeper's scaling for the coarse levels' kappa and the bindings' (`bindings`).
   void scale(double coarse, double bindings);
 

@@ -391,6 +391,16 @@ TEST(Mpbng, RefusesWhatItCannotLevel) {
   MpbngOptions one;
   one.levels = 1;
   EXPECT_EQ(MpbngSolver(one).rejectionReason(block), "");
+  // The default level count: 3 where the grid halves twice, 2 where it halves once; an explicit
+  // count the grid cannot give is refused.
+  MpbngSolver by_default;
+  by_default.setup(hangingCloth(8, 1));
+  EXPECT_EQ(by_default.levels().numLevels(), 3);
+  by_default.setup(hangingCloth(6, 1));
+  EXPECT_EQ(by_default.levels().numLevels(), 2);
+  MpbngOptions three;
+  three.levels = 3;
+  EXPECT_NE(MpbngSolver(three).rejectionReason(hangingCloth(6, 1)).find("divisible by 4"), std::string::npos);
   EXPECT_EQ(mpbngProblemRejection(hangingCloth(4, 1)), "");
   EXPECT_NE(mpbngProblemRejection(hangingCloth(4, 1, true)).find("loads"), std::string::npos);
 }
