@@ -150,11 +150,27 @@ void MpbngLevels::restrictToCoarse(VecX& field) const {
   }
 }
 
+VecX MpbngLevels::distributeForce(const VecX& force) const {
+  VecX shares = VecX::Zero(problem.numDofs());
+  const double L = numLevels();
+  shares.head(force.size()) = force / L;
+  if (binding_term < 0) return shares;
+  // The bindings' stencils run level by level (0 -> 1, then 1 -> 2, ...): a vertex's share is
+  // complete before it is passed on.
+  const auto& bindings = dynamic_cast<const WeakConstraintTerm&>(*problem.terms()[binding_term]);
+  for (int s = 0; s < bindings.numStencils(); ++s) {
+    const int* nodes = bindings.stencilNodes(s);
+    const Vec3 share = shares.segment<3>(3 * nodes[0]);
+    for (int k = 1; k < bindings.nodesPerStencil(); ++k)
+      shares.segment<3>(3 * nodes[k]) -= bindings.coefficient(s, k) * share;  // coefficient = -w_b
+  }
+  return shares;
+}
+
 std::string mpbngProblemRejection(const Problem& original) {
   if (original.numBodies() != 1)
     return "MPBNG builds its levels over one body; this scene has " + std::to_string(original.numBodies());
   if (original.collisions.enabled) return "MPBNG does not take collisions between bodies";
-  if (!original.loads.empty()) return "MPBNG divides gravity among its levels; other loads (tractions, point loads) are not supported";
   for (const auto& term : original.terms())
     if (dynamic_cast<const WeakConstraintTerm*>(term.get())) return "MPBNG does not take the scene's own weak constraints";
   return "";

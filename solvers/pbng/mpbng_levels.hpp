@@ -55,10 +55,15 @@ struct MpbngLevels {
   // Sets every coarse vertex's entries of `field` (x or v over the levels' DOFs) to level 0's
   // field interpolated at its rest position.
   void restrictToCoarse(VecX& field) const;
+  // The levels' share of a force on level 0 (`force`: the user's DOFs): force / L on level 0,
+  // and on each coarse level the previous level's share moved along the bindings' weights
+  // (f_c += w_b f_v for a vertex v bound with weights w_b: the transpose of the bindings'
+  // interpolation, so each level carries the whole force / L with its moments at rest).
+  VecX distributeForce(const VecX& force) const;
 };
 
 // Why MPBNG cannot build levels over `original` ("" if it can): several bodies, collisions
-// between bodies, loads other than gravity, weak constraints of the scene.
+// between bodies, weak constraints of the scene.
 std::string mpbngProblemRejection(const Problem& original);
 
 // Builds the levels over the finalized single-body `original` from the coarse meshes (finest

@@ -59,6 +59,7 @@ void MpbngSolver::scale(double coarse, double bindings) {
   scaling.node.assign(p.numNodes(), 1.0);
   for (int i = levels_->numFineNodes(); i < p.numNodes(); ++i) scaling.node[i] = coarse;
   scaling.force = options_.scale_gravity;
+  scaling.added_force = added_force_;
   if (levels_->binding_term >= 0) {
     scaling.term.assign(p.terms().size() - p.colliderTerms().size(), 1.0);
     scaling.term[levels_->binding_term] = bindings;
@@ -86,6 +87,11 @@ void MpbngSolver::advance(const StepObjective& objective, State& state, StepMoni
     levels.restrictToCoarse(v_prev);
   }
   const StepObjective levels_objective(levels.problem, x_prev, v_prev, objective.step());
+  // The user's loads other than gravity (each level has its own weight), shared among the levels.
+  const Problem& original = objective.problem();
+  VecX loads = objective.externalForce();
+  for (int i = 0; i < original.numNodes(); ++i) loads.segment<3>(3 * i) -= original.nodeMasses()[i] * original.gravity;
+  added_force_ = loads.lpNorm<Eigen::Infinity>() > 0.0 ? levels.distributeForce(loads) : VecX();
 
   Positions x;
   sweeper_.beginStep(levels_objective, x);

@@ -7,6 +7,9 @@
 // body's yardstick at level 0's positions (the levels are the solver's business).
 //
 // A step (the three passes of §8.2; l = 1 .. k_max, k_max the step's iteration budget):
+//   loads     each level has its own weight (m g); the user's other loads (tractions, point
+//             loads) go 1/L to level 0 and, moved along the bindings' weights, 1/L to each
+//             coarse level (MpbngLevels::distributeForce)
 //   start     level 0 at PBNG's initial guess (x~ with the boundary values); the coarse levels
 //             from level 0 ("coarse_state": "restrict": their x^n, v^n interpolated from level
 //             0's at their rest points, every step) or their own x^n, v^n ("own"); kappa = 1
@@ -82,6 +85,7 @@ class MpbngSolver : public Solver {
   std::unique_ptr<MpbngLevels> levels_;
   PbngSolver sweeper_;
   std::vector<char> coarsest_, multi_level_, finest_;  // node masks of the three passes
+  VecX added_force_;  // this step's share of the user's loads on every level (empty: none)
   // "own" coarse state: the levels' positions and velocities after the last step it solved.
   Positions own_x_;
   VecX own_v_;

@@ -287,6 +287,7 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
   // and inertia (core/solver/yardstick.cpp: M (x - x~) + dt^2 (grad PE - f_ext)).
   const double node_scale = scaling_.node.empty() ? 1.0 : scaling_.node[node];
   gradient -= (scaling_.force ? node_scale : 1.0) * f_ext_->segment<3>(3 * node);
+  if (scaling_.added_force.size() > 0) gradient -= scaling_.added_force.segment<3>(3 * node);
   if (dynamic_) {
     const double m = node_scale * problem_->nodeMasses()[node];
     gradient = m * (x.segment<3>(3 * node) - x_tilde_->segment<3>(3 * node)) + dt2_ * gradient;
@@ -377,6 +378,9 @@ void PbngSolver::setScaling(Scaling scaling) {
   if (!scaling.node.empty() && scaling.node.size() != static_cast<size_t>(problem_->numNodes()))
     throw std::invalid_argument("PbngSolver::setScaling: " + std::to_string(scaling.node.size()) + " node scales for " +
                                 std::to_string(problem_->numNodes()) + " nodes");
+  if (scaling.added_force.size() > 0 && scaling.added_force.size() != problem_->numDofs())
+    throw std::invalid_argument("PbngSolver::setScaling: an added force of " + std::to_string(scaling.added_force.size()) +
+                                " entries for " + std::to_string(problem_->numDofs()) + " DOFs");
   if (!scaling.term.empty()) {
     if (scaling.term.size() != terms_.size())
       throw std::invalid_argument("PbngSolver::setScaling: " + std::to_string(scaling.term.size()) +

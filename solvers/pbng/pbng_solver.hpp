@@ -106,10 +106,13 @@ class PbngSolver : public Solver {
   // node[i] f_ext_i when `force`), and every contribution of visited term k (the step's terms
   // without colliders, in order) times term[k]. Empty vectors: 1. The fast path's term is not
   // scaled (std::invalid_argument). Kept until the next setScaling; setup() clears it.
+  // `added_force` (all DOFs; empty: none) is added to f_ext unscaled (MPBNG's share of the
+  // user's loads on each level).
   struct Scaling {
     std::vector<double> node;
     bool force = true;
     std::vector<double> term;
+    VecX added_force;
   };
   void setScaling(Scaling scaling);
   // The update dx_i of eq. 30 at x for node i (before any collider projection; zero in the
