@@ -12,6 +12,15 @@ struct StepRun {
   IterationLog log;
 };
 
+// A budget of exactly `count` iterations (no residual target): what a position-based solver
+// reaches in a fixed number of iterations.
+inline Budget iterationBudget(int count) {
+  Budget budget;
+  budget.max_iterations = count;
+  budget.target_relative_residual = 0.0;
+  return budget;
+}
+
 inline StepRun runStep(Solver& solver, const Problem& problem, const State& start, const Budget& budget) {
   StepRun run;
   run.log = IterationLog(solver.logColumns());

@@ -65,13 +65,6 @@ Problem spinningBox(Vec3 angular_velocity = Vec3(0.0, 2.0 * M_PI, 0.0), Vec3 vel
   return problem;
 }
 
-Budget iterations(int count) {
-  Budget budget;
-  budget.max_iterations = count;
-  budget.target_relative_residual = 0.0;
-  return budget;
-}
-
 // Layers [0] is plain XPBD: x~, lambda = 0, sweeps, the same floating-point operations as the
 // elastic-only solver before Algorithm 2 was built. Compared step for step, bit for bit.
 TEST(MlXpbdLayeredStep, OneElasticLayerIsPlainXpbdBitForBit) {
@@ -86,7 +79,7 @@ TEST(MlXpbdLayeredStep, OneElasticLayerIsPlainXpbdBitForBit) {
     State reference = state;
     for (int step = 0; step < 4; ++step) {
       IterationLog log(ml.logColumns());
-      advanceOneStep(ml, problem, state, iterations(12), log);
+      advanceOneStep(ml, problem, state, test::iterationBudget(12), log);
       // The plain sweep loop.
       const StepObjective objective(problem, reference.x, reference.v, reference.step);
       const double h = objective.dt();
@@ -129,7 +122,7 @@ TEST(MlXpbdLayeredStep, ARigidFirstLayerRotatesASpinningBoxRigidly) {
   MlXpbdSolver ml(options);
   ml.setup(problem);
   const State start = initialState(problem);
-  const test::StepRun run = test::runStep(ml, problem, start, iterations(100));
+  const test::StepRun run = test::runStep(ml, problem, start, test::iterationBudget(100));
   ASSERT_EQ(ml.layerEndPositions().size(), 2u);
   const auto& rows = run.log.rows();
   ASSERT_EQ(rows.size(), 12u);
@@ -167,8 +160,8 @@ TEST(MlXpbdLayeredStep, MultilayerCantileverAgainstPlainXpbd) {
   plain.setup(problem);
   State state = initialState(problem);
   for (int step = 0; step < 6; ++step) {
-    const test::StepRun ml_run = test::runStep(layered, problem, state, iterations(1000));
-    const test::StepRun xpbd_run = test::runStep(plain, problem, state, iterations(1000));
+    const test::StepRun ml_run = test::runStep(layered, problem, state, test::iterationBudget(1000));
+    const test::StepRun xpbd_run = test::runStep(plain, problem, state, test::iterationBudget(1000));
     EXPECT_EQ(ml_run.result.iterations, 20);
     EXPECT_EQ(xpbd_run.result.iterations, 20);
     const auto& rows = ml_run.log.rows();
@@ -200,7 +193,7 @@ TEST(MlXpbdLayeredStep, DirichletElementsAreNeverRigid) {
   MlXpbdSolver ml(options);
   ml.setup(problem);
   const State start = initialState(problem);
-  const test::StepRun run = test::runStep(ml, problem, start, iterations(100));
+  const test::StepRun run = test::runStep(ml, problem, start, test::iterationBudget(100));
   for (int dof : problem.fixedDofs()) EXPECT_EQ(run.x[dof], start.x[dof]) << "prescribed DOF " << dof;
   std::vector<char> clamped(problem.numNodes(), 0);
   for (int dof : problem.fixedDofs())
@@ -241,7 +234,7 @@ TEST(MlXpbdLayeredStep, EveryVertexTakesItsInertialDisplacementOnce) {
   MlXpbdSolver ml(options);
   ml.setup(problem);
   const State start = initialState(problem);
-  const test::StepRun run = test::runStep(ml, problem, start, iterations(100));
+  const test::StepRun run = test::runStep(ml, problem, start, test::iterationBudget(100));
   const Mat3 step_rotation = ml_xpbd::rotationFromVector(kDt * spin);
   double worst = 0.0, displacement = 0.0;
   for (int n = 0; n < problem.numNodes(); ++n) {
@@ -264,7 +257,7 @@ TEST(MlXpbdLayeredStep, TheLayerStopEndsARigidLayerEarly) {
     options.layer_stop = layer_stop;
     MlXpbdSolver ml(options);
     ml.setup(problem);
-    const test::StepRun run = test::runStep(ml, problem, initialState(problem), iterations(1000));
+    const test::StepRun run = test::runStep(ml, problem, initialState(problem), test::iterationBudget(1000));
     int first_layer = 0;
     for (size_t r = 1; r < run.log.rows().size(); ++r) first_layer += run.log.value(run.log.rows()[r], "layer") == 1.0;
     total = run.result.iterations;
@@ -297,7 +290,7 @@ TEST(MlXpbdLayeredStep, EveryOrderingRuns) {
     double bodies = 0.0;
     for (int step = 0; step < 3; ++step) {
       IterationLog log(ml.logColumns());
-      advanceOneStep(ml, problem, state, iterations(100), log);
+      advanceOneStep(ml, problem, state, test::iterationBudget(100), log);
       bodies += log.value(log.rows()[1], "rigid_bodies");
     }
     EXPECT_TRUE(state.x.allFinite());
@@ -339,7 +332,7 @@ MomentumChange momentumChange(Vec3 angular_velocity, Vec3 velocity, int steps) {
   MomentumChange change;
   for (int step = 0; step < steps; ++step) {
     IterationLog log(ml.logColumns());
-    advanceOneStep(ml, problem, state, iterations(100), log);
+    advanceOneStep(ml, problem, state, test::iterationBudget(100), log);
     const Vec3 p = momentumOf(state.v);
     change.vector = std::max(change.vector, (p - start).norm() / scale);
     change.magnitude = std::max(change.magnitude, std::abs(p.norm() - start.norm()) / scale);

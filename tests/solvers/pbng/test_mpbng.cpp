@@ -63,13 +63,6 @@ StepResult stepOnce(Solver& solver, const Problem& problem, State& state, const 
   return advanceOneStep(solver, problem, state, budget, log);
 }
 
-Budget iterations(int count) {
-  Budget budget;
-  budget.max_iterations = count;
-  budget.target_relative_residual = 0.0;
-  return budget;
-}
-
 // --- the hierarchy ----------------------------------------------------------------------------
 
 TEST(MpbngLevels, StructuredGridCoarsensByEveryOtherLatticeLine) {
@@ -310,7 +303,7 @@ TEST(Mpbng, KappaFollowsTheRadiusOfDescent) {
     options.kappa = kind;
     MpbngSolver mpbng(options);
     mpbng.setup(cloth);
-    const test::StepRun run = test::runStep(mpbng, cloth, initialState(cloth), iterations(6));
+    const test::StepRun run = test::runStep(mpbng, cloth, initialState(cloth), test::iterationBudget(6));
     double product = 1.0;
     ASSERT_EQ(run.log.rows().size(), 7u);
     const size_t column = 1;  // colors, kappa, fine_sweeps
@@ -342,8 +335,8 @@ TEST(Mpbng, OneLevelIsPbngStepForStep) {
     pbng.setup(*problem);
     State a = initialState(*problem), b = a;
     for (int step = 0; step < problem->time.numSubsteps(); ++step) {
-      stepOnce(mpbng, *problem, a, iterations(7));
-      stepOnce(pbng, *problem, b, iterations(7));
+      stepOnce(mpbng, *problem, a, test::iterationBudget(7));
+      stepOnce(pbng, *problem, b, test::iterationBudget(7));
       EXPECT_EQ((a.x - b.x).lpNorm<Eigen::Infinity>(), 0.0) << problem->mesh.source << ", step " << step + 1;
     }
   }
@@ -366,7 +359,7 @@ TEST(Mpbng, TwoLevelsConvergeToTheOriginalNewtonSolution) {
     options.final_sweeps = 4000;
     MpbngSolver mpbng(options);
     mpbng.setup(cloth);
-    const test::StepRun ours = test::runStep(mpbng, cloth, state, iterations(10));
+    const test::StepRun ours = test::runStep(mpbng, cloth, state, test::iterationBudget(10));
     const double displacement = (reference.x - state.x).lpNorm<Eigen::Infinity>();
     const double distance = (ours.x - reference.x).lpNorm<Eigen::Infinity>() / displacement;
     std::printf("[ measured ] 8 x 8 cloth, 2 levels, step %d: relative residual %.2e, distance to Newton / step "
@@ -388,7 +381,7 @@ TEST(Mpbng, TheLogIsTheOriginalProblemsYardstick) {
   MpbngSolver mpbng;
   mpbng.setup(cloth);
   const State start = initialState(cloth);
-  const test::StepRun run = test::runStep(mpbng, cloth, start, iterations(5));
+  const test::StepRun run = test::runStep(mpbng, cloth, start, test::iterationBudget(5));
   const StepObjective objective(cloth, start.x, start.v, 0);
   EXPECT_EQ(run.x.size(), start.x.size());
   EXPECT_DOUBLE_EQ(run.log.rows().back().residual, objective.residualNorm(run.x));
