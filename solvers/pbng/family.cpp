@@ -18,7 +18,8 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
 
 // Options of "pbng" (solvers/pbng/pbng_solver.hpp, PbngOptions):
 //   "omega": SOR's omega of §7.3, x^{l+1} = omega (x_PBNG^{l+1} - x^{l-1}) + x^{l-1}; number in
-//       (0, 2) (default 1: plain PBNG; the paper uses 1.7);
+//       (0, 2) (default 1: plain PBNG; the paper uses 1.7), or "auto": estimated each step from
+//       its first plain sweeps' rate (PbngSolver::estimatedOmega);
 //   "chebyshev_rho": Chebyshev's rho of §7.3, number in [0, 1) (default 0: Chebyshev off; the
 //       paper uses 0.95); not together with omega != 1;
 //   "chebyshev_gamma": Chebyshev's gamma of §7.3, number in (0, 2) (default 1.7, the paper's);
@@ -43,7 +44,15 @@ std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader
     if (!(value > 0.0 && value < 2.0)) in.fail(at, "must be in (0, 2), got " + describeJson(options[key]));
     return value;
   };
-  if (options.contains("omega")) pbng.omega = below_two("omega");
+  if (options.contains("omega")) {
+    if (options["omega"].is_string()) {
+      if (in.string(options["omega"], jsonPointerChild(field, "omega")) != "auto")
+        in.fail(jsonPointerChild(field, "omega"), "must be a number in (0, 2) or \"auto\", got " + describeJson(options["omega"]));
+      pbng.omega_auto = true;
+    } else {
+      pbng.omega = below_two("omega");
+    }
+  }
   if (options.contains("chebyshev_rho")) {
     const std::string at = jsonPointerChild(field, "chebyshev_rho");
     pbng.chebyshev_rho = in.nonNegative(options["chebyshev_rho"], at);
@@ -54,7 +63,7 @@ std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader
     if (!pbng.chebyshev())
       in.fail(jsonPointerChild(field, "chebyshev_gamma"), "needs chebyshev_rho > 0 (Chebyshev is off without it)");
   }
-  if (pbng.chebyshev() && pbng.omega != 1.0)
+  if (pbng.chebyshev() && pbng.sor())
     in.fail(jsonPointerChild(field, "omega"), "SOR (omega != 1) and Chebyshev (chebyshev_rho > 0) are alternatives; "
                                               "give one of them");
   readSweepOptions(options, in, field, pbng);

@@ -23,6 +23,12 @@
 //   SOR        x^{l+1} = omega (x^^{l+1} - x^{l-1}) + x^{l-1}
 //   Chebyshev  x^{l+1} = w_{l+1} (gamma (x^^{l+1} - x^l) + x^l - x^{l-1}) + x^{l-1},
 //              w_{l+1} = 1 for l < 2, 2 / (2 - rho^2) for l = 2, 4 / (4 - rho^2 w_l) for l > 2.
+//   SOR, omega estimated ("omega": "auto"): the step's first kOmegaProbeSweeps sweeps are
+//              plain; the rate mu = (d_k / d_{k-3})^(1/3) of their last update norms
+//              d_l = |x^l - x^{l-1}| gives omega = 2 / (1 + sqrt(1 - mu^2)), the best omega of
+//              this two-step form for a base iteration of rate mu (linear theory; issue 28:
+//              about 1.34 for the falling block, 1.68 for the stretch-twist), used from the
+//              next iteration on.
 //
 // Choices (docs/pbng.md, "Kinematic colliders" and "Choices the paper leaves open"):
 //  - Colliders: penetrating nodes are put on the surface at the start of the step and after
@@ -44,7 +50,8 @@
 //    with the definition to round-off, not bit for bit across CPUs.
 //  - Stops: kRoundoff when no node moved more than 1e-14 max(1, |x|_inf) in a sweep before the
 //    target was met; kDiverged (last finite iterate kept) on a non-finite position.
-//  - Log column "colors": the number of node colors (iteration 0 only).
+//  - Log columns "colors": the number of node colors (iteration 0 only); "omega": SOR's omega
+//    of the iteration (with "auto": 1 during the probe sweeps, then the estimate).
 #include <memory>
 #include <vector>
 
@@ -59,6 +66,8 @@ class ElasticEnergy;
 
 struct PbngOptions {
   double omega = 1.0;            // SOR's omega (§7.3; 1: plain PBNG; the paper uses 1.7)
+  // SOR with omega estimated each step from the plain sweeps' rate (below; "omega": "auto").
+  bool omega_auto = false;
   double chebyshev_rho = 0.0;    // Chebyshev's rho (§7.3; 0: off; the paper uses 0.95)
   double chebyshev_gamma = 1.7;  // Chebyshev's gamma (§7.3; the paper's 1.7)
   // kPbdPrediction: x~ + dt^2 M^-1 f_ext, PBD/XPBD's predicted positions (backward Euler;
@@ -72,13 +81,19 @@ struct PbngOptions {
   // element's previous rotation (SVD as the fallback; default); kSvd, the SVD at every visit.
   enum class Rotation { kWarmStart, kSvd } rotation = Rotation::kWarmStart;
   bool chebyshev() const { return chebyshev_rho > 0.0; }
+  bool sor() const { return omega_auto || omega != 1.0; }
 };
 
 class PbngSolver : public Solver {
  public:
   explicit PbngSolver(PbngOptions options = {}) : options_(options) {}
   std::string name() const override { return "pbng"; }
-  std::vector<std::string> logColumns() const override { return {"colors"}; }
+  std::vector<std::string> logColumns() const override { return {"colors", "omega"}; }
+  // The plain sweeps of a step that estimate omega ("omega": "auto"), and the estimate from
+  // their update norms (d[0] = |x^1 - x^0|, ...): 2 / (1 + sqrt(1 - mu^2)), mu from the last
+  // three ratios, clamped to [0, 0.9999]; 1 when the norms do not decrease or are not finite.
+  static constexpr int kOmegaProbeSweeps = 8;
+  static double estimatedOmega(const std::vector<double>& update_norms);
   // PBNG runs every scene the model can state; "" always (kept for the interface).
   std::string rejectionReason(const Problem& problem) const override;
   void setup(const Problem& problem) override;

@@ -276,6 +276,46 @@ TEST(MpbngLevels, LoadsAreSharedWithTheirForceAndMoment) {
   }
 }
 
+// An unstructured cloth (Gmsh's mesher on the rectangle) takes its coarse level as a recipe: a
+// coarser Gmsh mesh of the same surface (§8.2); every vertex is bound inside it, and a step
+// moves the cloth under gravity with the original yardstick falling.
+TEST(MpbngLevels, AnUnstructuredClothTakesACoarserGmshMeshAsItsLevel) {
+  RectangleRecipe fine, coarse;
+  fine.embedding = coarse.embedding = RectangleRecipe::Embedding::k3dSurface;
+  fine.plane = coarse.plane = "xz";
+  fine.target_size = 0.1;
+  coarse.target_size = 0.2;
+  Problem cloth;
+  cloth.mesh = makeRectangleMesh(fine);
+  cloth.material.model = MaterialModel::kFixedCorotated;
+  cloth.material.youngs_modulus = 1000.0;
+  cloth.material.density = 10.0;
+  cloth.discretization.triangles = TriangleModel::kMembrane;
+  cloth.gravity = Vec3(0.0, -9.8, 0.0);
+  cloth.dirichlet.push_back({"z-max", {true, true, true}, {}});
+  cloth.time = {Integrator::kBackwardEuler, 0.005, 1, 1};
+  cloth.finalize("unstructured cloth");
+  std::vector<Mesh> unused;
+  EXPECT_NE(coarsenStructuredGrid(cloth.mesh, 2, unused), "");
+  MpbngOptions options;
+  options.coarse_meshes = {makeRectangleMesh(coarse)};
+  MpbngSolver mpbng(options);
+  ASSERT_EQ(mpbng.rejectionReason(cloth), "");
+  mpbng.setup(cloth);
+  const MpbngLevels& levels = mpbng.levels();
+  ASSERT_EQ(levels.numLevels(), 2);
+  EXPECT_LT(levels.first_node[2] - levels.first_node[1], cloth.numNodes() / 2);
+  const auto& bindings = dynamic_cast<const WeakConstraintTerm&>(*levels.problem.terms()[levels.binding_term]);
+  EXPECT_EQ(bindings.numStencils(), cloth.numNodes());
+  const Positions rest = levels.problem.mesh.restPositionsFlat();
+  for (int s = 0; s < bindings.numStencils(); ++s) EXPECT_LT(bindings.constraint(s, rest).norm(), 1e-9);
+  const test::StepRun run = test::runStep(mpbng, cloth, initialState(cloth), test::iterationBudget(10));
+  EXPECT_LT(run.log.rows().back().relative_residual, run.log.rows().front().relative_residual);
+  double lowest = 0.0;
+  for (int i = 0; i < cloth.numNodes(); ++i) lowest = std::min(lowest, run.x[3 * i + 1]);
+  EXPECT_LT(lowest, -1e-5);  // the free edge falls
+}
+
 TEST(MpbngLevels, ColoringIsValidAcrossLevelsAndBindings) {
   const Problem cloth = hangingCloth(16);
   MpbngSolver mpbng;
