@@ -451,7 +451,9 @@ void PbngSolver::advance(const StepObjective& objective, State& state, StepMonit
   }
   const bool accelerated = options_.chebyshev() || options_.sor();
   double omega = options_.omega_auto ? 1.0 : options_.omega;  // "auto": plain until estimated
-  std::vector<double> update_norms;
+  std::vector<double> update_norms;  // the probe sweeps' |x^l - x^{l-1}|
+  bool probing = options_.omega_auto;
+  double probe_rate = 0.0;  // the rate estimated 4 sweeps ago
   Positions x_previous = x;  // x^{l-1} (x^{-1} = x^0)
   Positions x_current;       // x^l
   double chebyshev_weight = 1.0;
@@ -467,7 +469,7 @@ void PbngSolver::advance(const StepObjective& objective, State& state, StepMonit
         chebyshev_weight = l < 2 ? 1.0 : l == 2 ? 2.0 / (2.0 - rho2) : 4.0 / (4.0 - rho2 * chebyshev_weight);
         x = chebyshev_weight * (options_.chebyshev_gamma * (x - x_current) + x_current - x_previous) + x_previous;
       } else {
-        if (options_.omega_auto && iteration <= kOmegaProbeSweeps) update_norms.push_back((x - x_current).norm());
+        if (probing) update_norms.push_back((x - x_current).norm());
         x = omega * (x - x_previous) + x_previous;  // SOR, §7.3
       }
       x_previous.swap(x_current);
@@ -478,18 +480,30 @@ void PbngSolver::advance(const StepObjective& objective, State& state, StepMonit
     // No node moved beyond the positions' round-off: the residual is at its floor.
     if (largest <= 1e-14 * std::max(1.0, x.lpNorm<Eigen::Infinity>())) monitor.stopFor(StopReason::kRoundoff);
     stop = options_.sor() ? monitor.record(iteration, x, {{"omega", omega}}) : monitor.record(iteration, x);
-    // "auto": the estimate from the probe sweeps, from the next iteration on.
-    if (options_.omega_auto && iteration == kOmegaProbeSweeps) omega = estimatedOmega(update_norms);
+    // "auto": probe until the rate settles, then use the estimate from the next iteration on.
+    if (probing && iteration >= kOmegaProbeSweeps && iteration % 4 == 0) {
+      const double rate = estimatedRate(update_norms);
+      if (iteration >= kOmegaMaxProbeSweeps || (probe_rate > 0.0 && std::abs((1.0 - rate) - (1.0 - probe_rate)) <=
+                                                                        0.05 * (1.0 - probe_rate))) {
+        omega = estimatedOmega(update_norms);
+        probing = false;
+      }
+      probe_rate = rate;
+    }
   }
   state.x = x;
 }
 
-double PbngSolver::estimatedOmega(const std::vector<double>& update_norms) {
+double PbngSolver::estimatedRate(const std::vector<double>& update_norms) {
   const size_t n = update_norms.size();
-  if (n < 4) return 1.0;
+  if (n < 4) return 0.0;
   const double last = update_norms[n - 1], earlier = update_norms[n - 4];
-  if (!(std::isfinite(last) && std::isfinite(earlier) && earlier > 0.0 && last < earlier)) return 1.0;
-  const double mu = std::min(std::cbrt(last / earlier), 0.9999);
+  if (!(std::isfinite(last) && std::isfinite(earlier) && earlier > 0.0 && last < earlier)) return 0.0;
+  return std::min(std::cbrt(last / earlier), 0.9999);
+}
+
+double PbngSolver::estimatedOmega(const std::vector<double>& update_norms) {
+  const double mu = estimatedRate(update_norms);
   return 2.0 / (1.0 + std::sqrt(1.0 - mu * mu));
 }
 

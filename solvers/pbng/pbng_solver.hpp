@@ -23,12 +23,14 @@
 //   SOR        x^{l+1} = omega (x^^{l+1} - x^{l-1}) + x^{l-1}
 //   Chebyshev  x^{l+1} = w_{l+1} (gamma (x^^{l+1} - x^l) + x^l - x^{l-1}) + x^{l-1},
 //              w_{l+1} = 1 for l < 2, 2 / (2 - rho^2) for l = 2, 4 / (4 - rho^2 w_l) for l > 2.
-//   SOR, omega estimated ("omega": "auto"): the step's first kOmegaProbeSweeps sweeps are
-//              plain; the rate mu = (d_k / d_{k-3})^(1/3) of their last update norms
-//              d_l = |x^l - x^{l-1}| gives omega = 2 / (1 + sqrt(1 - mu^2)), the best omega of
-//              this two-step form for a base iteration of rate mu (linear theory; issue 28:
-//              about 1.34 for the falling block, 1.68 for the stretch-twist), used from the
-//              next iteration on.
+//   SOR, omega estimated ("omega": "auto"): the step's first sweeps are plain (probes); the
+//              rate mu = (d_k / d_{k-3})^(1/3) of their last update norms d_l = |x^l - x^{l-1}|
+//              gives omega = 2 / (1 + sqrt(1 - mu^2)), the best omega of this two-step form for
+//              a base iteration of rate mu (linear theory; issue 28: about 1.34 for the falling
+//              block, 1.68 for the stretch-twist). The probes run until 1 - mu changes by less
+//              than 5% over 4 sweeps (at least kOmegaProbeSweeps, at most kOmegaMaxProbeSweeps:
+//              a nonlinear step's rate slows over its first tens of sweeps), then the estimate
+//              is used from the next iteration on.
 //
 // Choices (docs/pbng.md, "Kinematic colliders" and "Choices the paper leaves open"):
 //  - Colliders: penetrating nodes are put on the surface at the start of the step and after
@@ -89,11 +91,14 @@ class PbngSolver : public Solver {
   explicit PbngSolver(PbngOptions options = {}) : options_(options) {}
   std::string name() const override { return "pbng"; }
   std::vector<std::string> logColumns() const override { return {"colors", "omega"}; }
-  // The plain sweeps of a step that estimate omega ("omega": "auto"), and the estimate from
-  // their update norms (d[0] = |x^1 - x^0|, ...): 2 / (1 + sqrt(1 - mu^2)), mu from the last
-  // three ratios, clamped to [0, 0.9999]; 1 when the norms do not decrease or are not finite.
+  // The plain sweeps of a step that estimate omega ("omega": "auto", above), and the estimate
+  // from their update norms (d[0] = |x^1 - x^0|, ...): 2 / (1 + sqrt(1 - mu^2)), mu from the
+  // last three ratios, clamped to [0, 0.9999]; 1 when the norms do not decrease or are not finite.
   static constexpr int kOmegaProbeSweeps = 8;
+  static constexpr int kOmegaMaxProbeSweeps = 64;
   static double estimatedOmega(const std::vector<double>& update_norms);
+  // The rate mu of the last three ratios (0 when it cannot be measured), as estimatedOmega.
+  static double estimatedRate(const std::vector<double>& update_norms);
   // PBNG runs every scene the model can state; "" always (kept for the interface).
   std::string rejectionReason(const Problem& problem) const override;
   void setup(const Problem& problem) override;

@@ -429,8 +429,8 @@ TEST(Pbng, SorAndChebyshevNeedFewerIterations) {
 }
 
 // "omega": "auto" (issue 28): the estimate is the best omega of the two-step SOR for the plain
-// sweeps' measured rate, and on the twisted block and the falling bar it needs fewer iterations
-// than plain PBNG.
+// sweeps' measured rate; on the twisted block it halves plain PBNG's iterations and beats the
+// paper's 1.7, on the falling bar (13 plain sweeps) it costs nothing.
 TEST(Pbng, EstimatedOmegaFollowsThePlainSweepsRate) {
   std::vector<double> geometric;
   for (int l = 0; l < PbngSolver::kOmegaProbeSweeps; ++l) geometric.push_back(std::pow(0.9, l));
@@ -455,9 +455,20 @@ TEST(Pbng, EstimatedOmegaFollowsThePlainSweepsRate) {
                 problem->mesh.source.c_str(), plain_run.result.iterations, omega, auto_run.result.iterations);
     EXPECT_GT(omega, 1.0);
     EXPECT_LT(omega, 2.0);
-    EXPECT_EQ(auto_run.log.rows()[PbngSolver::kOmegaProbeSweeps].extra[1], 1.0);  // the probe sweeps are plain
-    EXPECT_EQ(auto_run.log.rows()[PbngSolver::kOmegaProbeSweeps + 1].extra[1], omega);
-    EXPECT_LT(auto_run.result.iterations, plain_run.result.iterations);
+    // Plain probe sweeps (omega 1), at least kOmegaProbeSweeps and at most kOmegaMaxProbeSweeps,
+    // then the estimate.
+    const auto& rows = auto_run.log.rows();
+    size_t first = 1;
+    while (first < rows.size() && rows[first].extra[1] == 1.0) ++first;
+    EXPECT_GT(first, static_cast<size_t>(PbngSolver::kOmegaProbeSweeps));
+    EXPECT_LE(first, static_cast<size_t>(PbngSolver::kOmegaMaxProbeSweeps + 1));
+    for (size_t k = first; k < rows.size(); ++k) EXPECT_EQ(rows[k].extra[1], omega);
+    // Measured 147 -> 53 on the block (omega 1.43; SOR 1.7: 91); the bar converges in 13 plain
+    // sweeps, within the probes, and gains nothing.
+    if (problem == &block)
+      EXPECT_LT(auto_run.result.iterations, 0.5 * plain_run.result.iterations);
+    else
+      EXPECT_LE(auto_run.result.iterations, plain_run.result.iterations);
   }
 }
 
