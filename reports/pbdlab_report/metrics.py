@@ -41,6 +41,20 @@ def metric_definition(metric, spec=None):
         sections = spec.get("sections")
         return ("largest |deviation| of the cross-sections' rotation angle about x from the linear interpolation "
                 "between the end sections" + (f", over {sections} sections" if is_number(sections) else ""))
+    if kind == "inverted_elements":
+        return "elements of the final state with det F ≤ 0 at a quadrature point"
+    if kind == "rest_shape_error":
+        return ("distance of the final state from the rest shape up to a rigid motion"
+                + (" ÷ the rest mesh's largest extent" if relative else ""))
+    if kind in ("edge_stretch_mean", "edge_stretch_max"):
+        which = "mean" if kind == "edge_stretch_mean" else "largest"
+        return f"{which} stretch l/L − 1 over the cloth's edges after the last step (L: rest length)"
+    if kind == "area_ratio_error":
+        expected = spec.get("expected", 1)
+        return f"|A(x) / A(X) − {fmt_number(expected, 5)}| of the cloth's area after the last step"
+    if kind == "lowest_point_error":
+        return ("|lowest point − Newton's lowest point| along −gravity after the last step"
+                + (" ÷ the reference's largest displacement" if relative else ""))
     if kind == "steps_converged":
         rule = metric.get("measured")
         return "steps that reached neither the target nor the round-off floor" + (f" ({rule})" if rule else "")

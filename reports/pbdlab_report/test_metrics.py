@@ -21,6 +21,18 @@ class MetricDefinitionTest(unittest.TestCase):
                          "reference's largest displacement")
         self.assertEqual(metric_definition({"name": "something_new"}), "—")
 
+    def test_every_type_the_runner_writes_has_words(self):
+        # The types of validation/validation_case.cpp's kMetricTypes (the cloth's among them).
+        types = ["probe_error", "final_relative_residual", "max_penetration", "volume_ratio_error",
+                 "reference_max_error", "reference_rms_error", "mesh_reference_max_error",
+                 "mesh_reference_l2_error", "torsion_angle_deviation", "inverted_elements", "rest_shape_error",
+                 "edge_stretch_mean", "edge_stretch_max", "area_ratio_error", "lowest_point_error"]
+        for kind in types:
+            self.assertNotEqual(metric_definition({"type": kind}), "—", kind)
+        self.assertEqual(metric_definition({"type": "lowest_point_error", "unit": "relative"}),
+                         "|lowest point − Newton's lowest point| along −gravity after the last step ÷ the "
+                         "reference's largest displacement")
+
     def test_a_metric_is_found_by_its_type_else_its_name(self):
         run = {"metrics": [{"name": "final_relative_residual", "value": 1},
                            {"name": "d", "type": "reference_max_error"}]}
