@@ -76,6 +76,14 @@ bool StepMonitor::stopIfNotFinite(int iteration, Positions& x, Positions& last_f
   return true;
 }
 
+void StepMonitor::stopForNonFiniteStart(Positions& x, std::initializer_list<Value> values) {
+  x = objective_->referencePositions();
+  if (!x.allFinite()) x = objective_->problem().mesh.restPositionsFlat();
+  objective_->applyBoundary(x);
+  stopFor(StopReason::kDiverged, "the step starts from NaN or infinite positions or velocities");
+  record(0, x, values);
+}
+
 bool StepMonitor::record(int iteration, const Positions& x, std::initializer_list<Value> values) {
   const Clock::time_point paused = Clock::now();
   const double solver_seconds = std::chrono::duration<double>(paused - start_).count() - excluded_seconds_;

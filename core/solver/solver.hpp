@@ -88,6 +88,10 @@ class StepMonitor {
   // NaN), records it and stops the step as diverged, returning true; else remembers x as the
   // last finite iterate and returns false.
   bool stopIfNotFinite(int iteration, Positions& x, Positions& last_finite);
+  // A step whose start is not finite (x^n or v^n): nothing to iterate on. Sets x to x^n with
+  // the boundary values (the rest shape where x^n is not finite either), never NaN, records it
+  // as iteration 0 with the solver's `values` and stops the step as diverged, saying why.
+  void stopForNonFiniteStart(Positions& x, std::initializer_list<Value> values = {});
   // Whether the step's solver seconds (Budget::max_seconds) are spent, for a solver's inner
   // loops (sweeps of a pseudo-step, substeps of a logged iteration) that run many units of
   // work between two records: it breaks out, then records the iterate, and record() ends the

@@ -440,12 +440,7 @@ void PbngSolver::advance(const StepObjective& objective, State& state, StepMonit
   beginStep(objective, x);
   const double colors = numColors();
   if (!x.allFinite()) {
-    // A non-finite start: hand back x^n with the boundary values (never NaN) and say why.
-    x = objective.referencePositions();
-    if (!x.allFinite()) x = objective.problem().mesh.restPositionsFlat();
-    objective.applyBoundary(x);
-    monitor.stopFor(StopReason::kDiverged, "the step starts from NaN or infinite positions or velocities");
-    monitor.record(0, x, {{"colors", colors}});
+    monitor.stopForNonFiniteStart(x, {{"colors", colors}});
     state.x = x;
     return;
   }

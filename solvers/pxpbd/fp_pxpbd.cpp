@@ -301,13 +301,7 @@ void FpPxpbdSolver::advance(const StepObjective& objective, State& state, StepMo
   Positions x;
   beginStep(objective, x);
   if (!x.allFinite()) {
-    // A non-finite start (x^n or v^n not finite): nothing to iterate on. Hand back x^n with
-    // the boundary values, never NaN, and say why.
-    x = objective.referencePositions();
-    if (!x.allFinite()) x = objective.problem().mesh.restPositionsFlat();
-    objective.applyBoundary(x);
-    monitor.stopFor(StopReason::kDiverged, "the step starts from NaN or infinite positions or velocities");
-    monitor.record(0, x);
+    monitor.stopForNonFiniteStart(x);
     state.x = x;
     return;
   }
