@@ -66,7 +66,7 @@ void BM_XpbdSqrtPsiStvk(benchmark::State& state) {
 // paper's 4.3x per iteration is FP-NH over this.
 void BM_XpbdNeoHookeanMacklin(benchmark::State& state) {
   XpbdOptions options;
-  options.split = "macklin";
+  options.split = "macklin_mueller";
   runSweeps(state, MaterialModel::kNeoHookean, options);
 }
 

@@ -43,7 +43,8 @@ MaterialTerm corotatedStretchTerm(double mu) {
   // Psi~ = |F - R|^2, P~ = 2 (F - R), dP~/dF = 2 (I - dR/dF).
   return {"mu", mu, [](const Mat3& F, const MaterialPointData&, double* psi, Mat3* P, Mat9* dPdF) {
             fixedCorotatedEvaluate(1.0, 0.0, F, psi, P, dPdF);
-          }};
+          },
+          {}};
 }
 
 MaterialTerm volumeTerm(const std::string& name, double lambda) {
@@ -59,7 +60,8 @@ MaterialTerm volumeTerm(const std::string& name, double lambda) {
               *dPdF = g * g.transpose();
               addScaledDeterminantHessian(Jm1, F, *dPdF);
             }
-          }};
+          },
+          {}};
 }
 
 void throwUnknownSplit(const std::string& model, const std::string& split, const std::vector<std::string>& valid) {

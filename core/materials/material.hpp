@@ -46,10 +46,19 @@ using MaterialTermEvaluator =
 // -(s - 1)^2 (2 s + 1)/2 < 0 under pure dilation F = s I, s > 1, and Macklin's (I2 - 3)/2 is
 // negative under compression. A solver then uses C = sqrt(2 V |Psi~|) with the force-consistent
 // gradient dC/dx = V dPsi~/dx / C (the papers' README): -grad C k C = -k V dPsi~/dx for either sign.
+//
+// A term Psi~ = r(F)^2 / 2 may carry r itself (`signed_root`): its constraint is then the signed
+// C = sign(sum_q V_q r_q) sqrt(2 sum_q V_q Psi~_q), which for one quadrature point is sqrt(V) r,
+// smooth through r = 0 (Macklin and Mueller 2021's hydrostatic C_H = det F - gamma). Without
+// it C = sqrt(2 V |Psi~|) >= 0, a cone where Psi~ changes sign. While the sign holds, the XPBD
+// iterates of the two are the same (the multiplier carries the sign).
+using MaterialTermRoot = std::function<double(const Mat3& F, const MaterialPointData& data)>;
+
 struct MaterialTerm {
   std::string name;        // e.g. "mu", "lambda", "fibre"
   double stiffness = 0.0;  // k_k (Pa): mu, lambda, lambda_hat or sigma_max
   MaterialTermEvaluator evaluate;
+  MaterialTermRoot signed_root;  // r(F) with Psi~ = r^2 / 2, or empty
 };
 
 // The energy density as sum_k terms[k].stiffness * Psi~_k(F) = Psi(F) + constant, for every F

@@ -138,7 +138,7 @@ class Muscle final : public Material {
       muscle::evaluateFibreTerm(lambda_ofl, F, data.fibre_direction, data.activation, psi, P, dPdF);
     };
     s.terms = {detail::corotatedStretchTerm(mu_), detail::volumeTerm("lambda", lambda_),
-               {"fibre", sigma_max_, fibre}};
+               {"fibre", sigma_max_, fibre, {}}};
     s.constant = 0.0;
     return s;
   }

@@ -7,13 +7,22 @@
 //   P = mu F + (lambda_hat (J - 1) - mu) cof(F).
 // P(I) = 0 for any mu, lambda_hat; matching linear elasticity needs lambda_hat = mu + lambda.
 //
-// Splits (high-order paper Table 2 and eq. 24-25, with lambda = lambda_hat):
-//  - "developed" (default; eq. 24-25): mu * (I2 - 2 I3 - 1)/2 + lambda_hat * (I3 - 1)^2/2,
-//    constant 0 (it is the shifted Psi above term by term); both P~ vanish at F = I (Smith's
-//    stability condition), but Psi~_mu = -(s - 1)^2 (2 s + 1)/2 < 0 for F = s I, s > 1.
-//  - "macklin" (Table 2, Macklin 2021): mu * (I2 - 3)/2 + lambda_hat * (J - gamma)^2/2,
-//    gamma = 1 + mu/lambda_hat, constant mu^2/(2 lambda_hat); P~_lambda(I) = -mu/lambda_hat I
-//    != 0. Undefined for lambda_hat = 0 (throws).
+// Splits (with lambda = lambda_hat):
+//  - "developed" (default; high-order paper eq. 24-25): mu * (I2 - 2 I3 - 1)/2
+//    + lambda_hat * (I3 - 1)^2/2, constant 0 (it is the shifted Psi above term by term); both P~
+//    vanish at F = I (Smith's stability condition), but Psi~_mu = -(s - 1)^2 (2 s + 1)/2 < 0 for
+//    F = s I, s > 1.
+//  - "macklin_mueller" (Macklin and Mueller 2021, the constraints PXPBD §5.4 cites): deviatoric
+//    C_D = sqrt(tr F^T F) with compliance 1/mu and hydrostatic C_H = det F - gamma (signed) with
+//    compliance 1/lambda_hat, gamma = 1 + mu/lambda_hat: terms mu * I2/2 and
+//    lambda_hat * (J - gamma)^2/2 with signed_root J - gamma, constant 3 mu/2 + mu^2/(2 lambda_hat).
+//    C_D = sqrt(3 V) at rest: smooth there, and positive for every F but F = 0.
+//  - "macklin_table2" (the high-order paper's Table 2 rendering of the same split): mu *
+//    (I2 - 3)/2 + lambda_hat * (J - gamma)^2/2, constant mu^2/(2 lambda_hat). Same forces, but
+//    the constraint sqrt(V |I2 - 3|) has a cone at rest and its gradient flips sign under
+//    compression (I2 < 3), so XPBD iterates differently (docs/materials.md).
+//  Both Macklin splits have P~_lambda(I) = -mu/lambda_hat I != 0 and are undefined for
+//  lambda_hat = 0 (throw).
 #include <cmath>
 #include <stdexcept>
 
@@ -36,9 +45,16 @@ void developedShapeTerm(const Mat3& F, const MaterialPointData&, double* psi, Ma
   }
 }
 
-// Psi~ = (I2 - 3)/2, P~ = F, dP~/dF = I.
-void macklinShapeTerm(const Mat3& F, const MaterialPointData&, double* psi, Mat3* P, Mat9* dPdF) {
+// Psi~ = (I2 - 3)/2, P~ = F, dP~/dF = I (the high-order paper's Table 2).
+void macklinTable2ShapeTerm(const Mat3& F, const MaterialPointData&, double* psi, Mat3* P, Mat9* dPdF) {
   if (psi) *psi = 0.5 * (F.squaredNorm() - 3.0);
+  if (P) *P = F;
+  if (dPdF) *dPdF = Mat9::Identity();
+}
+
+// Psi~ = I2/2, P~ = F, dP~/dF = I: C_D^2 / 2 of Macklin and Mueller 2021.
+void macklinMuellerShapeTerm(const Mat3& F, const MaterialPointData&, double* psi, Mat3* P, Mat9* dPdF) {
+  if (psi) *psi = 0.5 * F.squaredNorm();
   if (P) *P = F;
   if (dPdF) *dPdF = Mat9::Identity();
 }
@@ -65,18 +81,21 @@ class NeoHookean final : public Material {
     }
   }
 
-  std::vector<std::string> splitNames() const override { return {"developed", "macklin"}; }
+  std::vector<std::string> splitNames() const override {
+    return {"developed", "macklin_mueller", "macklin_table2"};
+  }
 
   MaterialSplit split(const std::string& name) const override {
     MaterialSplit s;
     s.name = detail::resolveSplitName(this->name(), name, splitNames());
     if (s.name == "developed") {
-      s.terms = {{"mu", mu_, developedShapeTerm}, detail::volumeTerm("lambda_hat", lambda_hat_)};
+      s.terms = {{"mu", mu_, developedShapeTerm, {}}, detail::volumeTerm("lambda_hat", lambda_hat_)};
       s.constant = 0.0;
       return s;
     }
     if (lambda_hat_ == 0.0)
-      throw std::invalid_argument("neo_hookean: split 'macklin' needs lambda_hat != 0 (gamma = 1 + mu/lambda_hat)");
+      throw std::invalid_argument("neo_hookean: split '" + s.name +
+                                  "' needs lambda_hat != 0 (gamma = 1 + mu/lambda_hat)");
     const double gamma = 1.0 + mu_ / lambda_hat_;
     // Psi~ = (J - gamma)^2 / 2, P~ = (J - gamma) cof F.
     const MaterialTermEvaluator volume = [gamma](const Mat3& F, const MaterialPointData&, double* psi, Mat3* P,
@@ -92,8 +111,17 @@ class NeoHookean final : public Material {
         addScaledDeterminantHessian(Jg, F, *dPdF);
       }
     };
-    s.terms = {{"mu", mu_, macklinShapeTerm}, {"lambda_hat", lambda_hat_, volume}};
-    s.constant = mu_ * mu_ / (2.0 * lambda_hat_);
+    const double rest_constant = mu_ * mu_ / (2.0 * lambda_hat_);
+    if (s.name == "macklin_table2") {
+      s.terms = {{"mu", mu_, macklinTable2ShapeTerm, {}}, {"lambda_hat", lambda_hat_, volume, {}}};
+      s.constant = rest_constant;
+      return s;
+    }
+    const MaterialTermRoot hydrostatic = [gamma](const Mat3& F, const MaterialPointData&) {
+      return F.determinant() - gamma;
+    };
+    s.terms = {{"mu", mu_, macklinMuellerShapeTerm, {}}, {"lambda_hat", lambda_hat_, volume, hydrostatic}};
+    s.constant = 1.5 * mu_ + rest_constant;
     return s;
   }
 

@@ -60,7 +60,7 @@ class StVenantKirchhoff final : public Material {
                                            Mat9* dPdF) { evaluateStVenantKirchhoff(1.0, 0.0, F, psi, P, dPdF); };
     const MaterialTermEvaluator volume = [](const Mat3& F, const MaterialPointData&, double* psi, Mat3* P,
                                             Mat9* dPdF) { evaluateStVenantKirchhoff(0.0, 1.0, F, psi, P, dPdF); };
-    s.terms = {{"mu", mu_, shape}, {"lambda", lambda_, volume}};
+    s.terms = {{"mu", mu_, shape, {}}, {"lambda", lambda_, volume, {}}};
     s.constant = 0.0;
     return s;
   }

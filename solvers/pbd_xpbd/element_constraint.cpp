@@ -10,7 +10,8 @@ MaterialSplit sqrtPsiSplit(const Material& material) {
   MaterialSplit split;
   split.name = "sqrt_psi";
   split.terms = {{"psi", 1.0, [model](const Mat3& F, const MaterialPointData& data, double* psi, Mat3* P,
-                                      Mat9* dPdF) { model->evaluate(F, data, psi, P, dPdF); }}};
+                                      Mat9* dPdF) { model->evaluate(F, data, psi, P, dPdF); },
+                  {}}};
   split.constant = 0.0;
   return split;
 }

@@ -8,6 +8,11 @@
 // quadrature point); PXPBD eq. 5's C1 = sqrt(|F - R|^2 + eps), a1 = 1/(2 mu V), is this
 // constraint scaled by sqrt(2 V), and the XPBD update is invariant to a scale of C.
 //
+// A term with a signed_root r (Psi~ = r^2/2, material.hpp) gives the signed constraint
+//   C_k = sign(sum_q V_q r_q) sqrt(2 |sum_q V_q Psi~_k(F_q)| + 2 V_e eps),
+// the same C_k times +-1 with its gradient times the same sign: for one quadrature point and
+// eps = 0 it is sqrt(V) r (Macklin and Mueller's C_H = det F - gamma), smooth through r = 0.
+//
 // eps (in units of Psi~): PXPBD's regularization of C near C = 0, where grad C has no limit
 // (|F - R| -> 0 for the corotated stretch). It shifts the energy by a constant only: the
 // fixed point of XPBD (h = 0, lambda = -C / alpha~) has -lambda grad C = the exact force.
@@ -44,7 +49,8 @@ struct ElementQuadrature {
 };
 
 // C_k of an element at positions xe (3 x N, the element's nodes) and its gradient (3 x N).
-// Returns C_k >= 0; where C_k = 0 (eps = 0 and Psi~ = 0) the gradient is set to zero.
+// Returns C_k >= 0 (or signed, for a term with a signed_root); where C_k = 0 (eps = 0 and
+// Psi~ = 0) the gradient is set to zero.
 template <int N>
 inline double elementConstraint(const ElementQuadrature& element, const Eigen::Matrix<double, 3, N>& xe,
                                 const MaterialTerm& term, const MaterialPointData& data, double eps,
@@ -54,7 +60,7 @@ inline double elementConstraint(const ElementQuadrature& element, const Eigen::M
   // against O(N) per point for the products.
   const NodeColumns<N> X = xe.transpose();
   NodeColumns<N> gradient_columns = NodeColumns<N>::Zero();
-  double weighted_psi = 0.0;
+  double weighted_psi = 0.0, weighted_root = 0.0;
   for (int q = 0; q < element.num_points; ++q) {
     const Eigen::Map<const NodeColumns<N>> G(element.shape_gradients + static_cast<size_t>(q) * N * 3);
     const double V = element.point_volumes[q];
@@ -66,13 +72,15 @@ inline double elementConstraint(const ElementQuadrature& element, const Eigen::M
     Mat3 P;
     term.evaluate(F, data, &psi, &P, nullptr);
     weighted_psi += V * psi;
+    if (term.signed_root) weighted_root += V * term.signed_root(F, data);
     const Mat3 VP = V * P;
     // Row a of the gradient is (V P dN_a/dX)^T: gradient_columns += G (V P)^T.
     for (int i = 0; i < 3; ++i)
       gradient_columns.col(i) += G.col(0) * VP(i, 0) + G.col(1) * VP(i, 1) + G.col(2) * VP(i, 2);
   }
-  const double C = std::sqrt(2.0 * std::abs(weighted_psi) + 2.0 * element.volume * eps);
-  if (C > 0.0)
+  const double magnitude = std::sqrt(2.0 * std::abs(weighted_psi) + 2.0 * element.volume * eps);
+  const double C = weighted_root < 0.0 ? -magnitude : magnitude;
+  if (magnitude > 0.0)
     gradient = gradient_columns.transpose() / C;
   else
     gradient.setZero();

@@ -587,7 +587,8 @@ struct SplitCase {
 
 const SplitCase kAllSplits[] = {{MaterialModel::kFixedCorotated, "pxpbd"},
                                 {MaterialModel::kNeoHookean, "developed"},
-                                {MaterialModel::kNeoHookean, "macklin"},
+                                {MaterialModel::kNeoHookean, "macklin_mueller"},
+                                {MaterialModel::kNeoHookean, "macklin_table2"},
                                 {MaterialModel::kStableNeoHookean, "lame"},
                                 {MaterialModel::kStVenantKirchhoff, "lame"},
                                 {MaterialModel::kMuscle, "pxpbd"}};
@@ -673,7 +674,7 @@ TEST(MaterialSplitNames, EachModelListsItsSplitsAndTheirConstants) {
   const auto names = [](MaterialModel model) { return makeMaterial(specFor(model))->splitNames(); };
   using Names = std::vector<std::string>;
   EXPECT_EQ(names(MaterialModel::kFixedCorotated), (Names{"pxpbd"}));
-  EXPECT_EQ(names(MaterialModel::kNeoHookean), (Names{"developed", "macklin"}));
+  EXPECT_EQ(names(MaterialModel::kNeoHookean), (Names{"developed", "macklin_mueller", "macklin_table2"}));
   EXPECT_EQ(names(MaterialModel::kStableNeoHookean), (Names{"lame"}));
   EXPECT_EQ(names(MaterialModel::kStVenantKirchhoff), (Names{"lame"}));
   EXPECT_EQ(names(MaterialModel::kMuscle), (Names{"pxpbd"}));
@@ -688,7 +689,9 @@ TEST(MaterialSplitNames, EachModelListsItsSplitsAndTheirConstants) {
       EXPECT_EQ(split.terms[0].name, "mu");
       EXPECT_EQ(split.terms[0].stiffness, p.mu);
       EXPECT_EQ(split.terms[1].stiffness, p.lambda);
-      const double expected_constant = name == "macklin" ? p.mu * p.mu / (2.0 * p.lambda) : 0.0;
+      const double expected_constant = name == "macklin_table2"    ? p.mu * p.mu / (2.0 * p.lambda)
+                                       : name == "macklin_mueller" ? 1.5 * p.mu + p.mu * p.mu / (2.0 * p.lambda)
+                                                                   : 0.0;
       EXPECT_EQ(split.constant, expected_constant) << materialModelName(model) << " " << name;
     }
     try {
@@ -705,7 +708,8 @@ TEST(MaterialSplitNames, EachModelListsItsSplitsAndTheirConstants) {
   EXPECT_EQ(muscle_split.terms[2].name, "fibre");
   EXPECT_EQ(muscle_split.terms[2].stiffness, spec.sigma_max);
   // Macklin's split needs gamma = 1 + mu / lambda_hat.
-  EXPECT_THROW(makeNeoHookean(1.0, 0.0)->split("macklin"), std::invalid_argument);
+  EXPECT_THROW(makeNeoHookean(1.0, 0.0)->split("macklin_mueller"), std::invalid_argument);
+  EXPECT_THROW(makeNeoHookean(1.0, 0.0)->split("macklin_table2"), std::invalid_argument);
   EXPECT_NO_THROW(makeNeoHookean(1.0, 0.0)->split("developed"));
 }
 
@@ -720,7 +724,7 @@ TEST(MaterialSplitNames, TermStressesAtRest) {
     for (const MaterialTerm& term : material->split(c.split).terms) {
       Mat3 P;
       term.evaluate(I, MaterialPointData{}, nullptr, &P, nullptr);
-      if (std::string(c.split) == "macklin") {
+      if (std::string(c.split) == "macklin_mueller" || std::string(c.split) == "macklin_table2") {
         const double expected = term.name == "mu" ? 1.0 : -p.mu / p.lambda;
         EXPECT_LT((P - expected * I).norm(), 1e-15) << term.name;
       } else {
@@ -728,6 +732,37 @@ TEST(MaterialSplitNames, TermStressesAtRest) {
       }
     }
   }
+}
+
+TEST(MaterialSplitNames, SignedRootsSquareToTheirTerms) {
+  // Only Macklin and Mueller's hydrostatic term is a signed root (C_H = det F - gamma); every
+  // term that has one satisfies r^2 / 2 = Psi~, inverted F included (where r < 0 matters).
+  std::mt19937 rng(404u);
+  int roots = 0;
+  for (const SplitCase& c : kAllSplits) {
+    const auto material = makeMaterial(specFor(c.model));
+    for (const MaterialTerm& term : material->split(c.split).terms) {
+      const bool expect_root = std::string(c.split) == "macklin_mueller" && term.name == "lambda_hat";
+      ASSERT_EQ(static_cast<bool>(term.signed_root), expect_root) << splitCaseName(c) << " " << term.name;
+      if (!term.signed_root) continue;
+      ++roots;
+      const LameParameters p = material->modelParameters();
+      EXPECT_NEAR(term.signed_root(Mat3::Identity(), MaterialPointData{}), -p.mu / p.lambda, 1e-15);
+      int negative = 0;
+      for (Family family : {Family::kWellConditioned, Family::kInverted, Family::kNearSingular})
+        for (int n = 0; n < kSamplesPerFamily; ++n) {
+          const MaterialPointData data = randomPointData(n, rng);
+          const Mat3 F = sampleFor(c.model, family, n, data, rng);
+          double psi = 0.0;
+          term.evaluate(F, data, &psi, nullptr, nullptr);
+          const double r = term.signed_root(F, data);
+          EXPECT_NEAR(0.5 * r * r, psi, 1e-13 * (1.0 + psi));
+          negative += r < 0.0;
+        }
+      EXPECT_GT(negative, 0);
+    }
+  }
+  EXPECT_EQ(roots, 1);
 }
 
 TEST(MaterialSplitNames, DevelopedShapeTermIsNegativeUnderDilation) {

@@ -619,7 +619,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "1000000000", "/solver/options/newton_iterations"},
         BadCase{"xpbd_split_unknown", withSolver("xpbd_qs"), "/solver/options/split", "\"nope\"",
                 "/solver/options/split"},
-        BadCase{"xpbd_split_of_another_material", withSolver("xpbd_qs"), "/solver/options/split", "\"macklin\"",
+        BadCase{"xpbd_split_of_another_material", withSolver("xpbd_qs"), "/solver/options/split", "\"macklin_mueller\"",
                 "/solver/options/split"}),
     [](const auto& info) { return info.param.name; });
 

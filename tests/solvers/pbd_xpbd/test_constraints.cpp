@@ -36,7 +36,8 @@ struct Kind {
 std::vector<Kind> allKinds() {
   return {{"corotated_C1_C2", MaterialModel::kFixedCorotated, "pxpbd"},
           {"neo_hookean_developed", MaterialModel::kNeoHookean, "developed"},
-          {"neo_hookean_macklin", MaterialModel::kNeoHookean, "macklin"},
+          {"neo_hookean_macklin_mueller", MaterialModel::kNeoHookean, "macklin_mueller"},
+          {"neo_hookean_macklin_table2", MaterialModel::kNeoHookean, "macklin_table2"},
           {"stable_neo_hookean", MaterialModel::kStableNeoHookean, "lame"},
           {"stvk", MaterialModel::kStVenantKirchhoff, "lame"},
           {"muscle", MaterialModel::kMuscle, "pxpbd"},
@@ -163,7 +164,7 @@ TEST_P(ConstraintDerivatives, GradientMatchesFiniteDifferences) {
               kind.label, worst_identity, worst_direct, direct_checks, negative_checks);
   // The splits with a term that can be negative must have met it here.
   const std::string label = kind.label;
-  if (label == "neo_hookean_developed" || label == "neo_hookean_macklin" || label == "stable_neo_hookean") {
+  if (label == "neo_hookean_developed" || label == "neo_hookean_macklin_table2" || label == "stable_neo_hookean") {
     EXPECT_GE(negative_checks, 1) << label;
   }
   EXPECT_GE(direct_checks, 2 * split.numTerms() - 1) << "too few states with S > 0 for " << kind.label;
@@ -220,6 +221,57 @@ TEST(Constraints, EpsRegularizesTheCorotatedStretchAtARotation) {
   const double C0 = elementConstraintAt(energy, 4, stretch, 0.0, x, 0.0, &g);
   EXPECT_LT(C0, 1e-6);
   EXPECT_TRUE(g.allFinite());
+}
+
+// Macklin and Mueller 2021 (the split PXPBD §5.4 cites): C_D = sqrt(V tr F^T F) is sqrt(3 V) at
+// rest with a finite gradient, and C_H = sqrt(V) (det F - gamma) is signed, smooth through
+// det F = gamma. The high-order paper's Table 2 rendering, C = sqrt(V |I2 - 3|), is 0 at rest
+// (a cone: no gradient there; |grad C| grows as C -> 0).
+TEST(Constraints, MacklinMuellerConstraintsAreSmoothAtRestAndSigned) {
+  std::mt19937 rng(7);
+  const Mesh mesh = oneCell(BoxFamily::kFiveTet, 1);
+  const auto material = materialFor(MaterialModel::kNeoHookean);
+  const ElasticEnergy energy(mesh, material);
+  const int e = 4;
+  const double V = energy.restVolume(e);
+  const MaterialSplit mm = material->split("macklin_mueller");
+  const MaterialSplit table2 = material->split("macklin_table2");
+  const LameParameters p = material->modelParameters();
+  const double gamma = 1.0 + p.mu / p.lambda;
+  const Mat3 Q = randomRotation(rng);
+  VecX g;
+  const Positions rest = test::mappedPositions(mesh, Q, rng, 0.0);
+  const double C_D = elementConstraintAt(energy, e, mm.terms[0], 0.0, rest, 0.0, &g);
+  EXPECT_NEAR(C_D, std::sqrt(3.0 * V), 1e-12 * C_D);
+  EXPECT_TRUE(g.allFinite());
+  EXPECT_GT(g.norm(), 0.1 * std::sqrt(V));
+  const double C_H = elementConstraintAt(energy, e, mm.terms[1], 0.0, rest, 0.0, &g);
+  EXPECT_NEAR(C_H, std::sqrt(V) * (1.0 - gamma), 1e-12 * std::sqrt(V));
+  EXPECT_TRUE(g.allFinite());
+  EXPECT_NEAR(elementConstraintAt(energy, e, table2.terms[0], 0.0, rest, 0.0, &g), 0.0, 1e-7);
+  // Through det F = gamma: C_H changes sign and its gradient does not jump.
+  const double s_gamma = std::cbrt(gamma);
+  VecX below, above;
+  const double C_below = elementConstraintAt(energy, e, mm.terms[1], 0.0,
+                                             test::mappedPositions(mesh, (s_gamma - 1e-6) * Q, rng, 0.0), 0.0, &below);
+  const double C_above = elementConstraintAt(energy, e, mm.terms[1], 0.0,
+                                             test::mappedPositions(mesh, (s_gamma + 1e-6) * Q, rng, 0.0), 0.0, &above);
+  EXPECT_LT(C_below, 0.0);
+  EXPECT_GT(C_above, 0.0);
+  EXPECT_LT((above - below).norm(), 1e-4 * above.norm());
+  // Table 2's shape constraint near rest: C = sqrt(2 S) -> 0 with S = V (I2 - 3)/2, so
+  // |grad C| = |grad S| / C grows as 1/sqrt(strain) (x10 from 1% to 0.01% stretch); Macklin and
+  // Mueller's stays bounded (within 1%).
+  for (const MaterialTerm* term : {&table2.terms[0], &mm.terms[0]}) {
+    VecX near, far;
+    elementConstraintAt(energy, e, *term, 0.0, test::mappedPositions(mesh, 1.0001 * Q, rng, 0.0), 0.0, &near);
+    elementConstraintAt(energy, e, *term, 0.0, test::mappedPositions(mesh, 1.01 * Q, rng, 0.0), 0.0, &far);
+    const double growth = near.norm() / far.norm();
+    if (term == &table2.terms[0])
+      EXPECT_NEAR(growth, 10.0, 0.2);
+    else
+      EXPECT_NEAR(growth, 1.0, 0.01);
+  }
 }
 
 TEST(Constraints, SqrtPsiIsOneTermOfStiffnessOne) {
