@@ -108,7 +108,9 @@ LameParameters modelParameters(const MaterialSpec& spec) {
   throw std::invalid_argument("modelParameters: invalid MaterialModel value");
 }
 
-std::unique_ptr<Material> makeMaterial(const MaterialSpec& spec) {
+namespace {
+
+std::unique_ptr<Material> makeModel(const MaterialSpec& spec) {
   const LameParameters p = modelParameters(spec);
   switch (spec.model) {
     case MaterialModel::kFixedCorotated:
@@ -123,6 +125,14 @@ std::unique_ptr<Material> makeMaterial(const MaterialSpec& spec) {
       return makeMuscle(p.mu, p.lambda, spec.sigma_max, spec.lambda_ofl);
   }
   throw std::invalid_argument("makeMaterial: invalid MaterialModel value");
+}
+
+}  // namespace
+
+std::unique_ptr<Material> makeMaterial(const MaterialSpec& spec) {
+  std::unique_ptr<Material> material = makeModel(spec);
+  material->recordYoungsPoissonLame(lameFromYoungPoisson(spec.youngs_modulus, spec.poisson_ratio));
+  return material;
 }
 
 Mat9 linearElasticityTangent(const LameParameters& lame) {
@@ -150,8 +160,12 @@ Mat9 pbngApproximateTangent(const Mat3& F, const LameParameters& parameters) {
   return K;
 }
 
-Mat9 Material::approximateTangent(const Mat3& F, const MaterialPointData&) const {
-  return pbngApproximateTangent(F, modelParameters());
+Mat9 Material::approximateTangent(const Mat3& F, const MaterialPointData& data, TangentParameters which) const {
+  Mat9 K = pbngApproximateTangent(F, tangentParameters(which));
+  addToApproximateTangent(F, data, K);
+  return K;
 }
+
+void Material::addToApproximateTangent(const Mat3&, const MaterialPointData&, Mat9&) const {}
 
 }  // namespace pbdlab

@@ -6,11 +6,12 @@
 // Three views of one model (docs/materials.md):
 //  - evaluate(): Psi, P and dP/dF in one call (one SVD for the corotated models);
 //  - approximateTangent(): PBNG's SPD tangent 2 mu I_9 + lambda vec(cof F) vec(cof F)^T
-//    (PBNG TOG eq. 32-34), no SVD, no eigen-solve;
+//    (PBNG TOG eq. 32-34) with the Lamé parameters of (E, nu), no SVD, no eigen-solve;
 //  - split(): the energy as a sum of stiffness-weighted terms, sum_k k_k Psi~_k(F) = Psi(F) + c,
 //    one XPBD constraint C_k = sqrt(2 V Psi~_k) with compliance 1/k_k per term.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct LameParameters {
 // mu = E / (2 (1 + nu)), lambda = E nu / ((1 + nu)(1 - 2 nu)) (PBNG eq. 9). Throws
 // std::invalid_argument for E <= 0, nu outside (-1, 0.5) or non-finite input.
 LameParameters lameFromYoungPoisson(double youngs_modulus, double poisson_ratio);
+
+// Which mu and lambda PBNG eq. 32 writes its approximate tangent with (Material::approximateTangent).
+enum class TangentParameters { kYoungsPoisson, kModel };
 
 // Per-element (per quadrature point) data of a material. Isotropic models ignore it.
 struct MaterialPointData {
@@ -82,12 +86,27 @@ class Material {
                         Mat9* dPdF) const = 0;
 
   // PBNG's symmetric positive semi-definite approximate tangent (TOG eq. 32-34):
-  // 2 mu I_9 + lambda vec(cof F) vec(cof F)^T with the model's own mu and lambda
-  // (modelParameters(): lambda_hat for neo_hookean), each clamped at zero (lambda < 0 for
-  // nu < 0 would break definiteness). No SVD, no eigen-solve; PSD for every F (positive
-  // definite when mu > 0), inverted and singular F included. The muscle model adds the fibre
-  // term's Hessian with its negative curvature along the fibre removed (muscle.cpp).
-  virtual Mat9 approximateTangent(const Mat3& F, const MaterialPointData& data) const;
+  // 2 mu I_9 + lambda vec(cof F) vec(cof F)^T, each parameter clamped at zero (lambda < 0 for
+  // nu < 0 would break definiteness). With kYoungsPoisson (the default) mu and lambda are the
+  // Lamé parameters of (E, nu), as the paper writes it ("mu and lambda are the associated Lamé
+  // parameters computed from Young's modulus", eq. 9); with kModel the model's own
+  // (modelParameters(): lambda_hat = mu + lambda for neo_hookean, 4/3 mu and lambda + 5/6 mu for
+  // stable_neo_hookean under the matched mapping). No SVD, no eigen-solve; PSD for every F
+  // (positive definite when mu > 0), inverted and singular F included. The muscle model adds
+  // the fibre term's Hessian with its negative curvature along the fibre removed (muscle.cpp).
+  Mat9 approximateTangent(const Mat3& F, const MaterialPointData& data,
+                          TangentParameters which = TangentParameters::kYoungsPoisson) const;
+  LameParameters tangentParameters(TangentParameters which) const {
+    return which == TangentParameters::kModel ? modelParameters() : youngsPoissonLame();
+  }
+
+  // The Lamé parameters of (E, nu) this material was made from (makeMaterial records them); a
+  // model made from its own parameters (makeNeoHookean, ...) reports its small-strain moduli,
+  // the (E, nu) Lamé parameters of the matched mapping.
+  LameParameters youngsPoissonLame() const {
+    return youngs_poisson_lame_.value_or(smallStrainParameters());
+  }
+  void recordYoungsPoissonLame(const LameParameters& lame) { youngs_poisson_lame_ = lame; }
 
   // The splits this model offers (the first is the default) and one of them by name ("" is the
   // default). Throws std::invalid_argument, listing the valid names, for an unknown name or a
@@ -120,6 +139,17 @@ class Material {
   // The parameters of the model's own formula (e.g. lambda_hat for PBNG eq. 8; the corotated
   // part's mu and lambda for the muscle).
   virtual LameParameters modelParameters() const = 0;
+  // The Lamé parameters of linear elasticity that dP/dF at F = I equals (the model's small-strain
+  // moduli): modelParameters() for the corotated, StVK and muscle models, (mu, lambda_hat - mu)
+  // for neo_hookean, (3/4 mu, lambda - 5/8 mu) for stable_neo_hookean.
+  virtual LameParameters smallStrainParameters() const { return modelParameters(); }
+
+ protected:
+  // What a model adds to eq. 32 (the muscle's fibre term); nothing for the isotropic models.
+  virtual void addToApproximateTangent(const Mat3& F, const MaterialPointData& data, Mat9& K) const;
+
+ private:
+  std::optional<LameParameters> youngs_poisson_lame_;
 };
 
 // How the model's parameters come from the Lamé parameters of (E, nu):

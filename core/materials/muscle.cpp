@@ -120,11 +120,11 @@ class Muscle final : public Material {
     if (dPdF) *dPdF += sigma_max_ * fibre_K;
   }
 
-  Mat9 approximateTangent(const Mat3& F, const MaterialPointData& data) const override {
+  void addToApproximateTangent(const Mat3& F, const MaterialPointData& data, Mat9& K) const override {
     Mat9 fibre_K;
     muscle::evaluateFibreTerm(lambda_ofl_, F, data.fibre_direction, data.activation, nullptr, nullptr, &fibre_K,
                               /*spd_hessian=*/true);
-    return pbngApproximateTangent(F, {mu_, lambda_}) + std::max(sigma_max_, 0.0) * fibre_K;
+    K += std::max(sigma_max_, 0.0) * fibre_K;
   }
 
   std::vector<std::string> splitNames() const override { return {"pxpbd"}; }

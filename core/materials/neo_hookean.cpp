@@ -126,6 +126,7 @@ class NeoHookean final : public Material {
   }
 
   LameParameters modelParameters() const override { return {mu_, lambda_hat_}; }
+  LameParameters smallStrainParameters() const override { return {mu_, lambda_hat_ - mu_}; }
 
  private:
   double mu_;

@@ -70,6 +70,8 @@ class StableNeoHookean final : public Material {
   }
 
   LameParameters modelParameters() const override { return {mu_, lambda_}; }
+  // Smith et al. 2018: mu_L = 3 mu/4, lambda_L = lambda - 5 mu/8.
+  LameParameters smallStrainParameters() const override { return {0.75 * mu_, lambda_ - 0.625 * mu_}; }
 
  private:
   double mu_;

@@ -89,14 +89,14 @@ void hingeTerms(double k_b, const Vec12& x, double* value, Vec12* gradient, Mat1
                 HessianKind kind) {
   Vec12 dtheta;
   Mat12 d2theta;
-  const bool need_second = hessian && kind != HessianKind::kApproximate;
+  const bool need_second = hessian && !isApproximate(kind);
   const double theta =
       hingeAngle(x, (gradient || hessian) ? &dtheta : nullptr, need_second ? &d2theta : nullptr);
   if (value) *value = 0.5 * k_b * theta * theta;
   if (gradient) *gradient = k_b * theta * dtheta;
   if (!hessian) return;
   *hessian = k_b * dtheta * dtheta.transpose();
-  if (kind == HessianKind::kApproximate) return;
+  if (isApproximate(kind)) return;
   *hessian += (k_b * theta) * d2theta;
   if (kind == HessianKind::kProjected) {
     const Mat12 symmetric = 0.5 * (*hessian + hessian->transpose());

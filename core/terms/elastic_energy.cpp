@@ -104,9 +104,11 @@ void ElasticEnergy::evaluateMaterial(const Material& m, const MaterialPointData&
     m.evaluate(F, data, psi, P, D);
     return;
   }
-  if (kind == HessianKind::kApproximate) {
+  if (isApproximate(kind)) {
     m.evaluate(F, data, psi, P, nullptr);
-    *D = m.approximateTangent(F, data);
+    *D = m.approximateTangent(F, data,
+                              kind == HessianKind::kApproximate ? TangentParameters::kYoungsPoisson
+                                                                : TangentParameters::kModel);
     return;
   }
   m.evaluate(F, data, psi, P, D);

@@ -9,8 +9,13 @@ std::string hessianKindName(HessianKind kind) {
     case HessianKind::kTrue: return "true";
     case HessianKind::kProjected: return "projected";
     case HessianKind::kApproximate: return "approximate";
+    case HessianKind::kApproximateModelParameters: return "approximate_model_parameters";
   }
   throw std::invalid_argument("hessianKindName: invalid HessianKind value");
+}
+
+bool isApproximate(HessianKind kind) {
+  return kind == HessianKind::kApproximate || kind == HessianKind::kApproximateModelParameters;
 }
 
 const Coloring& EnergyTerm::stencilColoring() const {

@@ -23,10 +23,13 @@ enum class HessianKind {
   kProjected,    // positive semi-definite: the material tangent's negative eigenvalues
                  // clamped (core/materials/tangent_projection.hpp), or the term's documented projection
   kApproximate,  // the term's cheap SPD approximation: PBNG eq. 32-34 for elastic terms
-                 // (2 mu I + lambda cof F (x) cof F), eq. 37 for bending; exact where the term
-                 // is quadratic (weak constraints)
+                 // (2 mu I + lambda cof F (x) cof F with the Lamé parameters of (E, nu)), eq. 37
+                 // for bending; exact where the term is quadratic (weak constraints)
+  kApproximateModelParameters,  // the same, with each elastic model's own mu and lambda in eq. 32
+                                // (Material::approximateTangent's kModel); other terms as kApproximate
 };
 std::string hessianKindName(HessianKind kind);
+bool isApproximate(HessianKind kind);  // kApproximate or kApproximateModelParameters
 
 // Where each stencil's lower-triangle Hessian entries go in a sparse matrix's value array:
 // slot[s * entries + p (p + 1) / 2 + q] for p >= q (p, q local DOFs of stencil s), -1 where

@@ -57,7 +57,7 @@ void membraneDensity(double mu, double lambda, const Mat32& F, double* psi, Mat3
     return Eigen::Map<const Vec6>(E.data());
   };
   const Vec6 d11 = basis(0, 0), d22 = basis(1, 1);
-  if (kind == HessianKind::kApproximate) {
+  if (isApproximate(kind)) {
     const Vec6 dJ = s(1) * d11 + s(0) * d22;  // dJ/dF
     *dPdF = 2.0 * mu * Mat6::Identity() + lambda * dJ * dJ.transpose();
     return;

@@ -32,10 +32,16 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
 //       (the paper's tangential projection of the unconstrained step; stalls, pbng_solver.hpp);
 //   "rotation": the fixed corotated P1 fast path's rotation: "warm_start" (default: one Newton
 //       step from the element's previous rotation, the SVD as the fallback) or "svd" (the SVD
-//       at every visit).
+//       at every visit);
+//   "tangent_parameters": eq. 32's mu and lambda: "lame" (default: the Lamé parameters of E and
+//       nu, eq. 9, as the paper writes them) or "model" (each material model's own parameters:
+//       lambda_hat = mu + lambda for neo_hookean, 4/3 mu and lambda + 5/6 mu for
+//       stable_neo_hookean; the same as "lame" for the other models under the matched mapping).
 std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
   in.object(options, field);
-  in.onlyKeys(options, field, {"omega", "chebyshev_rho", "chebyshev_gamma", "initial_guess", "contact_step", "rotation"}, "of solver 'pbng'");
+  in.onlyKeys(options, field, {"omega", "chebyshev_rho", "chebyshev_gamma", "initial_guess", "contact_step", "rotation",
+                                "tangent_parameters"},
+              "of solver 'pbng'");
   PbngOptions pbng;
   // A number in (0, 2).
   const auto below_two = [&](const char* key) {
@@ -70,7 +76,8 @@ std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader
   return std::make_unique<PbngSolver>(pbng);
 }
 
-// The options of a sweep that PBNG and MPBNG share: "initial_guess", "contact_step", "rotation".
+// The options of a sweep that PBNG and MPBNG share: "initial_guess", "contact_step", "rotation",
+// "tangent_parameters".
 void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const std::string& field, PbngOptions& pbng) {
   if (options.contains("initial_guess"))
     pbng.initial_guess = in.enumOf<PbngOptions::InitialGuess>(
@@ -88,6 +95,10 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
     pbng.rotation = in.enumOf<PbngOptions::Rotation>(
         options["rotation"], jsonPointerChild(field, "rotation"),
         {{"warm_start", PbngOptions::Rotation::kWarmStart}, {"svd", PbngOptions::Rotation::kSvd}}, "rotation");
+  if (options.contains("tangent_parameters"))
+    pbng.tangent_parameters = in.enumOf<TangentParameters>(
+        options["tangent_parameters"], jsonPointerChild(field, "tangent_parameters"),
+        {{"lame", TangentParameters::kYoungsPoisson}, {"model", TangentParameters::kModel}}, "tangent parameters");
 }
 
 // Options of "mpbng" (solvers/pbng/mpbng_solver.hpp, MpbngOptions; docs/pbng.md, "MPBNG"):
@@ -106,13 +117,13 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
 //   "final_bindings": the bindings in the final pass at kappa_kmax (true) or off (default false);
 //   "scale_gravity": kappa scales the coarse levels' weight with their mass (default true);
 //   "coarse_state": "restrict" (default: from level 0 every step) or "own" (kept across steps);
-//   "initial_guess", "contact_step", "rotation": as for "pbng".
+//   "initial_guess", "contact_step", "rotation", "tangent_parameters": as for "pbng".
 std::unique_ptr<Solver> makeMpbng(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
   in.object(options, field);
   in.onlyKeys(options, field,
               {"levels", "r_pad", "coarsest_sweeps", "final_sweeps", "binding_stiffness", "clamp_coarse",
                "coarsest_pass", "multi_level", "kappa", "final_bindings", "scale_gravity", "coarse_state",
-               "initial_guess", "contact_step", "rotation"},
+               "initial_guess", "contact_step", "rotation", "tangent_parameters"},
               "of solver 'mpbng'");
   MpbngOptions mpbng;
   const auto at = [&](const char* key) { return jsonPointerChild(field, key); };

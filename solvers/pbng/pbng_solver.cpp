@@ -114,9 +114,11 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
       if (found == distinct.end()) {
         distinct.push_back(&m);
         const LameParameters lame = m.modelParameters();
-        // fixed_corotated's modelParameters() are the (mu, lambda) of its formula (material.hpp);
-        // the block's are clamped at 0 as pbngApproximateTangent does.
-        fast_materials_.push_back({std::max(lame.mu, 0.0), std::max(lame.lambda, 0.0), lame.mu, lame.lambda,
+        // Eq. 32's (mu, lambda): the Lamé parameters of (E, nu) or the model's own
+        // (tangent_parameters), clamped at 0 as pbngApproximateTangent does; fixed_corotated's
+        // modelParameters() are the (mu, lambda) of its stress (material.hpp).
+        const LameParameters block = m.tangentParameters(options_.tangent_parameters);
+        fast_materials_.push_back({std::max(block.mu, 0.0), std::max(block.lambda, 0.0), lame.mu, lame.lambda,
                                    m.name() == "fixed_corotated"});
       }
       PbngP1Element& fast = fast_elements_[e];
@@ -269,15 +271,18 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
   if (fast_visit_count_[node] > 0)
     addPbngP1Visits(fast_visits_.data() + fast_visit_begin_[node], fast_visit_count_[node], fast_elements_.data(),
                     warm, fast_materials_, x, *fast_elastic_, time_, gradient, block, fallbacks);
+  const HessianKind approximate_kind = options_.tangent_parameters == TangentParameters::kModel
+                                          ? HessianKind::kApproximateModelParameters
+                                          : HessianKind::kApproximate;
   for (int p = entry_start_[node]; p < entry_start_[node + 1]; ++p) {
     const Entry& entry = entries_[p];
     const double scale = scaling_.term.empty() ? 1.0 : scaling_.term[entry.term];
     if (scale == 1.0) {
-      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, gradient, block);
+      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, approximate_kind, gradient, block);
     } else {
       Vec3 term_gradient = Vec3::Zero();
       Mat3 term_block = Mat3::Zero();
-      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, HessianKind::kApproximate, term_gradient,
+      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, approximate_kind, term_gradient,
                                        term_block);
       gradient += scale * term_gradient;
       block += scale * term_block;

@@ -11,7 +11,8 @@
 //   g_i = dE/dx_i, the yardstick's gradient row of node i (core/solver/yardstick.hpp):
 //         quasistatic     sum_terms dPE/dx_i - f_ext_i
 //         backward Euler  m_i (x_i - x~_i) + dt^2 (sum_terms dPE/dx_i - f_ext_i)
-//   A_i = the SPD approximate diagonal block, eq. 32-34 (each term's HessianKind::kApproximate);
+//   A_i = the SPD approximate diagonal block, eq. 32-34 (each term's HessianKind::kApproximate,
+//         with the Lamé parameters of (E, nu); option tangent_parameters);
 //         backward Euler adds m_i I and scales the terms by dt^2.
 // Every energy term of the step is visited (elastic, cloth, weak constraints, this step's
 // contacts) through a node -> (term, stencil, local) table, rebuilt with an incremental
@@ -82,6 +83,10 @@ struct PbngOptions {
   // The fixed corotated fast path's rotation (above): kWarmStart, one Newton step from the
   // element's previous rotation (SVD as the fallback; default); kSvd, the SVD at every visit.
   enum class Rotation { kWarmStart, kSvd } rotation = Rotation::kWarmStart;
+  // Eq. 32's mu and lambda: kYoungsPoisson, the Lamé parameters of (E, nu) as the paper writes
+  // them (default); kModel, each model's own (lambda_hat = mu + lambda for neo_hookean, Smith's
+  // 4/3 mu and lambda + 5/6 mu for stable_neo_hookean; the same for the other models).
+  TangentParameters tangent_parameters = TangentParameters::kYoungsPoisson;
   bool chebyshev() const { return chebyshev_rho > 0.0; }
   bool sor() const { return omega_auto || omega != 1.0; }
 };

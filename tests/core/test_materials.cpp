@@ -508,18 +508,24 @@ double minEigenvalue(const Mat9& A) {
   return Eigen::SelfAdjointEigenSolver<Mat9>(A, Eigen::EigenvaluesOnly).eigenvalues().minCoeff();
 }
 
+// Eq. 32 with "the associated Lamé parameters computed from Young's modulus E" (eq. 9) by
+// default, whatever the model's own parameters; with TangentParameters::kModel the model's own.
 TEST_P(MaterialModelTest, ApproximateTangentIsPbngEq32AndPositiveSemidefinite) {
   const MaterialModel model = GetParam();
-  for (LameMapping mapping : {LameMapping::kMatchedToLinear, LameMapping::kRaw}) {
+  for (LameMapping mapping : {LameMapping::kMatchedToLinear, LameMapping::kRaw})
+    for (TangentParameters which : {TangentParameters::kYoungsPoisson, TangentParameters::kModel}) {
     MaterialSpec spec = specFor(model, mapping);
     if (mapping == LameMapping::kRaw) spec.poisson_ratio = -0.5;  // lambda < 0: clamped
     const auto material = makeMaterial(spec);
-    const LameParameters p = material->modelParameters();
+    const LameParameters p = which == TangentParameters::kModel
+                                 ? material->modelParameters()
+                                 : lameFromYoungPoisson(spec.youngs_modulus, spec.poisson_ratio);
     std::mt19937 rng(616u);
     int n = 0;
     for (const Mat3& F : tangentTestGradients(rng)) {
       const MaterialPointData data = randomPointData(n++, rng);
-      const Mat9 A = material->approximateTangent(F, data);
+      const Mat9 A = which == TangentParameters::kModel ? material->approximateTangent(F, data, which)
+                                                        : material->approximateTangent(F, data);
       EXPECT_EQ(A, A.transpose()) << "F =\n" << F;
       EXPECT_GE(minEigenvalue(A), -1e-12 * A.norm()) << "F =\n" << F;
       // The eigensolver's own error is a few eps |A|: with clang it put the minimum of a
@@ -538,6 +544,29 @@ TEST_P(MaterialModelTest, ApproximateTangentIsPbngEq32AndPositiveSemidefinite) {
       if (model != MaterialModel::kMuscle) {
         EXPECT_LT((A - expected).norm(), 1e-12 * expected.norm()) << "F =\n" << F;
       }
+    }
+  }
+}
+
+// smallStrainParameters() are the Lamé parameters of the model's tangent at rest; under the
+// matched mapping they are (E, nu)'s, which a material made by makeMaterial records.
+TEST_P(MaterialModelTest, SmallStrainParametersAreTheTangentAtRest) {
+  const MaterialModel model = GetParam();
+  for (LameMapping mapping : {LameMapping::kMatchedToLinear, LameMapping::kRaw}) {
+    const MaterialSpec spec = specFor(model, mapping);
+    const auto material = makeMaterial(spec);
+    const LameParameters small = material->smallStrainParameters();
+    MaterialPointData data;
+    data.fibre_direction = Vec3::Zero();  // the muscle's fibre term off
+    const Mat9 at_rest = material->firstPiolaDerivative(Mat3::Identity(), data);
+    EXPECT_LT((at_rest - linearElasticityTangent(small)).norm(), 1e-12 * at_rest.norm())
+        << materialModelName(model) << " " << lameMappingName(mapping);
+    const LameParameters lame = lameFromYoungPoisson(spec.youngs_modulus, spec.poisson_ratio);
+    EXPECT_EQ(material->youngsPoissonLame().mu, lame.mu);
+    EXPECT_EQ(material->youngsPoissonLame().lambda, lame.lambda);
+    if (mapping == LameMapping::kMatchedToLinear) {
+      EXPECT_NEAR(small.mu, lame.mu, 1e-12 * lame.mu);
+      EXPECT_NEAR(small.lambda, lame.lambda, 1e-12 * lame.lambda);
     }
   }
 }

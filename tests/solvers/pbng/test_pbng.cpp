@@ -96,7 +96,8 @@ int iterationsTo(const IterationLog& log, double target) {
 // The expected eq. 30 step of node i, from independent pieces: the yardstick's full gradient
 // (its row i) and the diagonal 3x3 block of every stencil's approximate Hessian (eq. 33-34,
 // the full stencil matrices, not the per-node kernel), plus inertia for backward Euler.
-Vec3 expectedStep(const StepObjective& objective, const Positions& x, int node) {
+Vec3 expectedStep(const StepObjective& objective, const Positions& x, int node,
+                  HessianKind approximate = HessianKind::kApproximate) {
   const Problem& problem = objective.problem();
   VecX g;
   objective.gradient(x, g);
@@ -107,7 +108,7 @@ Vec3 expectedStep(const StepObjective& objective, const Positions& x, int node) 
       for (int a = 0; a < term->nodesPerStencil(); ++a) {
         if (nodes[a] != node) continue;
         Eigen::MatrixXd H;
-        term->stencilTerms(s, x, objective.timeNext(), nullptr, nullptr, &H, HessianKind::kApproximate);
+        term->stencilTerms(s, x, objective.timeNext(), nullptr, nullptr, &H, approximate);
         A += H.block<3, 3>(3 * a, 3 * a);
       }
     }
@@ -186,7 +187,10 @@ TEST(PbngNodeStep, OneFreeNodeIsOneRestrictedNewtonStepGenericKernel) {
 // At a random deformed state with every node free, every node's step (the P1 fast path,
 // solvers/pbng/p1_visit.hpp: the lane kernel with the SVD's rotation for fixed corotated, the
 // material's own P for the others) equals the expected one.
-void expectEveryNodeStepMatchesTheDefinition(MaterialModel model) {
+// With `tangent_parameters` "model" (eq. 32 with the model's own mu, lambda) the expected block is
+// HessianKind::kApproximateModelParameters'; the function returns the largest |dx| of the nodes.
+double expectEveryNodeStepMatchesTheDefinition(MaterialModel model,
+                                               TangentParameters which = TangentParameters::kYoungsPoisson) {
   BoxMeshRecipe box;
   box.size = Vec3(2.0, 0.5, 0.5);
   box.cells = {8, 2, 2};
@@ -197,24 +201,30 @@ void expectEveryNodeStepMatchesTheDefinition(MaterialModel model) {
   State start = initialState(problem);
   for (int k = 0; k < start.x.size(); ++k) start.x[k] += u(rng), start.v[k] = 10.0 * u(rng);
   const StepObjective objective(problem, start.x, start.v, 0);
-  PbngSolver pbng;
+  PbngOptions options;
+  options.tangent_parameters = which;
+  PbngSolver pbng(options);
   pbng.setup(problem);
   Positions x0;
   pbng.beginStep(objective, x0);
   for (int k = 0; k < x0.size(); ++k)
     if (!problem.isFixedDof(k)) x0[k] += u(rng);
-  double worst = 0.0;
+  const HessianKind kind =
+      which == TangentParameters::kModel ? HessianKind::kApproximateModelParameters : HessianKind::kApproximate;
+  double worst = 0.0, largest = 0.0;
   int checked = 0;
   for (int i = 0; i < problem.numNodes(); ++i) {
     if (problem.isFixedDof(3 * i)) continue;
-    const Vec3 expected = expectedStep(objective, x0, i);
+    const Vec3 expected = expectedStep(objective, x0, i, kind);
     worst = std::max(worst, (pbng.nodeStep(i, x0) - expected).norm() / expected.norm());
+    largest = std::max(largest, expected.norm());
     ++checked;
   }
-  std::printf("[ measured ] %s, %d nodes: worst relative difference %.3e\n", materialModelName(model).c_str(),
-              checked, worst);
+  std::printf("[ measured ] %s (%s), %d nodes: worst relative difference %.3e\n", materialModelName(model).c_str(),
+              hessianKindName(kind).c_str(), checked, worst);
   EXPECT_GT(checked, 50);
   EXPECT_LT(worst, 1e-10);
+  return largest;
 }
 
 TEST(PbngNodeStep, EveryNodeStepMatchesTheDefinition) {
@@ -224,6 +234,19 @@ TEST(PbngNodeStep, EveryNodeStepMatchesTheDefinition) {
 TEST(PbngNodeStep, EveryNodeStepMatchesTheDefinitionForTheOtherFastPathMaterials) {
   for (MaterialModel model : {MaterialModel::kNeoHookean, MaterialModel::kStableNeoHookean, MaterialModel::kStVenantKirchhoff})
     expectEveryNodeStepMatchesTheDefinition(model);
+}
+
+// tangent_parameters "model": the fast path's blocks follow the models' own parameters, which
+// for the two Neo-Hookean models differ from (E, nu)'s and give other steps.
+TEST(PbngNodeStep, EveryNodeStepMatchesTheDefinitionWithTheModelsOwnParameters) {
+  for (MaterialModel model : {MaterialModel::kNeoHookean, MaterialModel::kStableNeoHookean, MaterialModel::kFixedCorotated}) {
+    const double lame = expectEveryNodeStepMatchesTheDefinition(model);
+    const double own = expectEveryNodeStepMatchesTheDefinition(model, TangentParameters::kModel);
+    if (model == MaterialModel::kFixedCorotated)
+      EXPECT_EQ(own, lame);  // its own parameters are (E, nu)'s
+    else
+      EXPECT_GT(std::abs(own - lame), 1e-3 * lame) << materialModelName(model);
+  }
 }
 
 // --- (b) quasistatic convergence to Newton ------------------------------------------------------
@@ -660,6 +683,11 @@ TEST(Pbng, RegistryReadsItsOptionsStrictly) {
   EXPECT_EQ(dynamic_cast<const PbngSolver&>(*make(R"({"rotation": "svd"})")).options().rotation,
             PbngOptions::Rotation::kSvd);
   EXPECT_THROW(make(R"({"rotation": "newton"})"), InputError);
+  EXPECT_EQ(dynamic_cast<const PbngSolver&>(*make("{}")).options().tangent_parameters,
+            TangentParameters::kYoungsPoisson);
+  EXPECT_EQ(dynamic_cast<const PbngSolver&>(*make(R"({"tangent_parameters": "model"})")).options().tangent_parameters,
+            TangentParameters::kModel);
+  EXPECT_THROW(make(R"({"tangent_parameters": "smith"})"), InputError);
   EXPECT_THROW(make("[]"), InputError);
   EXPECT_EQ(makePbngFamilySolver("xpbd", nlohmann::json::object(), in, "/solver/options"), nullptr);
   EXPECT_EQ(pbngFamilySolverNames(), (std::vector<std::string>{"pbng", "mpbng"}));
