@@ -297,6 +297,8 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   } catch (const std::invalid_argument& error) {  // the solver cannot run this scene
     throw InputError(scene.path, "/solver", error.what());
   }
+  const std::vector<std::string> warnings = solver->setupWarnings();
+  for (const std::string& warning : warnings) progressLine("[{}] warning: {}\n", label, warning);
   const Probes probes(scene);
   // V(X), for each frame's volume_ratio V(x)/V(X) (solid and plane strain bodies only).
   const double rest_volume =
@@ -358,6 +360,7 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
       {"totals", {{"iterations", total_iterations}, {"solver_seconds", total_solver_seconds},
                   {"all_steps_converged", result.all_steps_converged}, {"diverged", result.diverged}}},
       {"divergence", divergence},
+      {"warnings", warnings},
       {"final_state",
        {{"inverted_elements", quality.inverted},
         {"degenerate_elements", quality.degenerate},

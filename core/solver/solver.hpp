@@ -168,6 +168,10 @@ class Solver {
   }
   // Called once before the first step: colorings, symbolic factorizations, caches.
   virtual void setup(const Problem& problem) { (void)problem; }
+  // After setup: conditions under which the method, as configured, is known to misbehave on
+  // this problem (e.g. beyond a stability limit it measured), one sentence each. The runner
+  // prints them and keeps them in summary.json ("warnings"); the run goes on.
+  virtual std::vector<std::string> setupWarnings() const { return {}; }
   // Advances `state` by one step of `objective`. The solver chooses its initial guess,
   // calls monitor.record after every iteration and stops when it returns true.
   virtual void advance(const StepObjective& objective, State& state, StepMonitor& monitor) = 0;

@@ -51,10 +51,12 @@ struct ElementQuadrature {
 // C_k of an element at positions xe (3 x N, the element's nodes) and its gradient (3 x N).
 // Returns C_k >= 0 (or signed, for a term with a signed_root); where C_k = 0 (eps = 0 and
 // Psi~ = 0) the gradient is set to zero.
+// `weighted_psi_out` (optional) receives sum_q V_q Psi~_k(F_q).
 template <int N>
 inline double elementConstraint(const ElementQuadrature& element, const Eigen::Matrix<double, 3, N>& xe,
                                 const MaterialTerm& term, const MaterialPointData& data, double eps,
-                                bool plane_strain, Eigen::Matrix<double, 3, N>& gradient) {
+                                bool plane_strain, Eigen::Matrix<double, 3, N>& gradient,
+                                double* weighted_psi_out = nullptr) {
   // Node-major copies (N x 3): F(i, j) = x_i . g_j and the gradient's columns are sums of the
   // columns of G, contiguous products that vectorize. The two copies cost O(N) per constraint
   // against O(N) per point for the products.
@@ -78,6 +80,7 @@ inline double elementConstraint(const ElementQuadrature& element, const Eigen::M
     for (int i = 0; i < 3; ++i)
       gradient_columns.col(i) += G.col(0) * VP(i, 0) + G.col(1) * VP(i, 1) + G.col(2) * VP(i, 2);
   }
+  if (weighted_psi_out) *weighted_psi_out = weighted_psi;
   const double magnitude = std::sqrt(2.0 * std::abs(weighted_psi) + 2.0 * element.volume * eps);
   const double C = weighted_root < 0.0 ? -magnitude : magnitude;
   if (magnitude > 0.0)

@@ -36,6 +36,9 @@ std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_
 //            offer, at scene load (XpbdSolver::materialConflict), both at /solver/options/split.
 //   "eps":   number >= 0, C = sqrt(2 V (Psi~ + eps)) (PXPBD eq. 5's regularization; not given
 //            in the paper). Default 1e-8; 0 for pbd (zero compliance divides by |grad C|^2).
+//   "near_zero": "regularize" (default: eps above) or "skip" (the high-order paper's §4.1: eps
+//            = 0 and a constraint whose |sum_q V_q Psi~| is at round-off, at most
+//            XpbdOptions::kSkipBelow V_e, is not visited; not together with eps > 0).
 //   "log_residuals": bool, log g and h (PXPBD eq. 11-12) at the recorded iterations. Their
 //            evaluation is on the solver's clock; false for timing runs. Default true.
 // xpbd only:
@@ -52,7 +55,7 @@ std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_
 std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nlohmann::json& options,
                                             const JsonReader& in, const std::string& field) {
   XpbdOptions xpbd;
-  std::vector<std::string> keys = {"split", "eps", "log_residuals"};
+  std::vector<std::string> keys = {"split", "eps", "near_zero", "log_residuals"};
   if (name == "xpbd") {
     xpbd.variant = XpbdVariant::kXpbd;
     keys.push_back("primal_residual_in_update");
@@ -74,7 +77,17 @@ std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nloh
     xpbd.split = in.string(options["split"], at("split"));
     if (!xpbd.split.empty()) in.oneOf(options["split"], at("split"), knownSplitNames(), "split");
   }
-  if (options.contains("eps")) xpbd.eps = in.nonNegative(options["eps"], at("eps"));
+  if (options.contains("near_zero")) {
+    xpbd.near_zero = in.enumOf<XpbdOptions::NearZero>(
+        options["near_zero"], at("near_zero"),
+        {{"regularize", XpbdOptions::NearZero::kRegularize}, {"skip", XpbdOptions::NearZero::kSkip}}, "near_zero rule");
+    if (xpbd.near_zero == XpbdOptions::NearZero::kSkip) xpbd.eps = 0.0;
+  }
+  if (options.contains("eps")) {
+    xpbd.eps = in.nonNegative(options["eps"], at("eps"));
+    if (xpbd.near_zero == XpbdOptions::NearZero::kSkip && xpbd.eps > 0.0)
+      in.fail(at("eps"), "eps regularizes C near 0; near_zero \"skip\" replaces it (give one of them)");
+  }
   if (options.contains("log_residuals"))
     xpbd.log_residuals = in.boolean(options["log_residuals"], at("log_residuals"));
   if (options.contains("primal_residual_in_update"))

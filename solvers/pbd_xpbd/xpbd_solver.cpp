@@ -203,6 +203,7 @@ template <int N, class Visit, class Finish>
 void XpbdSolver::forEachElementConstraint(const Positions& x, double t, Visit&& visit, Finish&& finish) const {
   using Nodes3 = Eigen::Matrix<double, 3, N>;
   const int Q = points_per_element_;
+  const bool skip_near_zero = options_.near_zero == XpbdOptions::NearZero::kSkip;
   for (int c = 0; c + 1 < static_cast<int>(color_start_.size()); ++c) {
 #pragma omp parallel for schedule(static) if (worthThreads(color_start_[c + 1] - color_start_[c]))
     for (int s = color_start_[c]; s < color_start_[c + 1]; ++s) {
@@ -217,7 +218,10 @@ void XpbdSolver::forEachElementConstraint(const Positions& x, double t, Visit&& 
       for (int k = 0; k < split.numTerms(); ++k) {
         if (!std::isfinite(compliance_[first + k])) continue;
         Nodes3 gradient;
-        const double C = elementConstraint<N>(element, xe, split.terms[k], data, options_.eps, plane_strain_, gradient);
+        double weighted_psi = 0.0;
+        const double C = elementConstraint<N>(element, xe, split.terms[k], data, options_.eps, plane_strain_, gradient,
+                                              &weighted_psi);
+        if (skip_near_zero && std::abs(weighted_psi) <= XpbdOptions::kSkipBelow * element.volume) continue;
         visit(s, nodes, first + k, C, gradient, xe);
       }
       finish(nodes, xe);

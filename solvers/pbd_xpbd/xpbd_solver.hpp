@@ -54,6 +54,14 @@ struct XpbdOptions {
   // PBD's zero compliance divides by |grad C|^2, which eps > 0 sends to 0 near C's minimum,
   // so PBD defaults to eps = 0 (family.cpp).
   double eps = 1e-8;
+  // What to do near C = 0: kRegularize, C = sqrt(2 V (Psi~ + eps)) (PXPBD eq. 5); kSkip, the
+  // high-order paper's §4.1 ("it can be ignored when the value of the constraint is ...
+  // close to the floating-point arithmetic resolution"): eps = 0 and a constraint whose
+  // |sum_q V_q Psi~| is at most kSkipBelow V_e is not visited. eps > 0 turns C into an explicit
+  // force step for strains below about sqrt(eps) (docs/high-order-xpbd.md, "Near C = 0").
+  enum class NearZero { kRegularize, kSkip } near_zero = NearZero::kRegularize;
+  // |Psi~| at round-off: Psi~ is a difference of O(1) invariants of F (64 ulps of 1).
+  static constexpr double kSkipBelow = 64.0 * 2.220446049250313e-16;
   bool primal_residual_in_update = false;  // xpbd only: PXPBD Fig. 3b
   double zeta = 0.5;                       // b_pxpbd: eq. 19's blend, (0, 1]
   double pseudo_dt = 0.05;                 // xpbd_qs: seconds of pseudo-time per pseudo-step

@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "core/materials/tangent_projection.hpp"
 #include "core/support/thread_settings.hpp"
 #include "core/terms/elastic_energy.hpp"
@@ -32,6 +34,42 @@ void FpPxpbdSolver::setup(const Problem& problem) {
   if (const std::string reason = rejectionReason(problem); !reason.empty()) throw std::invalid_argument(reason);
   problem_ = &problem;
   buildElements(problem, problem.stepDt());
+  warnings_.clear();
+  if (options_.initial_stress == FpPxpbdOptions::InitialStress::kPrevious) {
+    const auto [largest, median] = stiffnessRatio(problem, problem.stepDt());
+    if (largest > kWarmStartStabilityLimit)
+      warnings_.push_back(fmt::format(
+          "fp_pxpbd: initial_stress \"previous\" (warm-started stresses) with dt^2 E / (rho h^2) up to {:.3g} "
+          "(median {:.3g}; h the shortest rest edge), beyond about {:g}, where warm starts were measured to diverge "
+          "(solvers/pxpbd/fp_pxpbd.hpp); initial_stress \"zero\" or a smaller dt stays stable there",
+          largest, median, kWarmStartStabilityLimit));
+  }
+}
+
+std::pair<double, double> FpPxpbdSolver::stiffnessRatio(const Problem& problem, double dt) {
+  const ElasticEnergy& energy = problem.elasticEnergy();
+  double density = problem.material.density;
+  if (!problem.bodies.empty()) {
+    density = std::numeric_limits<double>::infinity();
+    for (const Body& body : problem.bodies) density = std::min(density, body.material.density);
+  }
+  std::vector<double> ratios;
+  ratios.reserve(energy.numElements());
+  for (int e = 0; e < energy.numElements(); ++e) {
+    const LameParameters lame = energy.material(e).youngsPoissonLame();
+    const double youngs = lame.mu * (3.0 * lame.lambda + 2.0 * lame.mu) / (lame.lambda + lame.mu);
+    const int* nodes = energy.elementNodes(e);
+    double shortest = std::numeric_limits<double>::infinity();
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b)
+        shortest = std::min(shortest, (problem.mesh.restPosition(nodes[a]) - problem.mesh.restPosition(nodes[b])).norm());
+    ratios.push_back(dt * dt * youngs / (density * shortest * shortest));
+  }
+  if (ratios.empty()) return {0.0, 0.0};
+  const auto middle = ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2);
+  std::nth_element(ratios.begin(), middle, ratios.end());
+  const double median = *middle;
+  return {*std::max_element(ratios.begin(), ratios.end()), median};
 }
 
 std::vector<int> FpPxpbdSolver::elementsOfColor(int c) const {

@@ -78,6 +78,13 @@ class FpPxpbdSolver : public Solver {
   std::string rejectionReason(const Problem& problem) const override;
   // Throws std::invalid_argument with rejectionReason() if the problem is rejected.
   void setup(const Problem& problem) override;
+  // With initial_stress kPrevious: a warning when dt^2 E / (rho h^2) exceeds
+  // kWarmStartStabilityLimit on some element (h its shortest rest edge), the limit measured above.
+  std::vector<std::string> setupWarnings() const override { return warnings_; }
+  static constexpr double kWarmStartStabilityLimit = 4.0;
+  // max and median over the elements of dt^2 E / (rho h^2) (E from the Lamé parameters of
+  // (E, nu), rho the smallest density of the problem's bodies, h the shortest rest edge).
+  static std::pair<double, double> stiffnessRatio(const Problem& problem, double dt);
   void advance(const StepObjective& objective, State& state, StepMonitor& monitor) override;
 
   const FpPxpbdOptions& options() const { return options_; }
@@ -134,6 +141,7 @@ class FpPxpbdSolver : public Solver {
 
   FpPxpbdOptions options_;
   const Problem* problem_ = nullptr;
+  std::vector<std::string> warnings_;
   double built_dt_ = 0.0;
   std::vector<AffineElement> elements_;
   std::vector<int> color_start_;   // elements_[color_start_[c] .. color_start_[c+1]) have color c

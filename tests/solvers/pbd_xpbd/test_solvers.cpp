@@ -312,6 +312,47 @@ TEST(XpbdQuasistatic, FlippedOrderOfWeakConstraints) {
   EXPECT_GT((result[0] - result[1]).lpNorm<Eigen::Infinity>(), 1e-9);
 }
 
+// Near C = 0 (docs/high-order-xpbd.md, "Near C = 0"): with eps under the square root, a
+// constraint whose Psi~ << eps has C ~ sqrt(2 V eps) and grad C ~ V grad Psi~ / C, so its update
+// -M^-1 grad C C / (|grad C|^2 + alpha~) ~ -h^2 k V M^-1 grad Psi~: an explicit force step,
+// unstable for h^2 omega^2 beyond a few. The high-order paper's rule (§4.1, near_zero "skip",
+// eps = 0) keeps the implicit update. The clamped box without gravity, every free node moved
+// by 1e-7 (strains ~1e-6, Psi~ ~ 1e-12), dt = 0.1 s (h^2 E / (rho h_e^2) = 16): 20 sweeps.
+TEST(Xpbd, NearZeroRuleKeepsTinyStrainsImplicit) {
+  BoxMeshRecipe box;
+  box.cells = {4, 4, 4};
+  Problem problem;
+  problem.mesh = makeBoxMesh(box);
+  problem.material.model = MaterialModel::kFixedCorotated;
+  problem.material.youngs_modulus = 1000.0;
+  problem.material.poisson_ratio = 0.3;
+  problem.material.density = 10.0;
+  problem.gravity = Vec3::Zero();
+  problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
+  problem.time = {Integrator::kBackwardEuler, 0.1, 1, 1};
+  problem.finalize("box at rest, perturbed");
+  State start = initialState(problem);
+  const Positions rest = start.x;
+  for (int k = 0; k < start.x.size(); ++k)
+    if (!problem.isFixedDof(k)) start.x[k] += 1e-7 * std::sin(1.7 * k);
+  const double before = (start.x - rest).lpNorm<Eigen::Infinity>();
+  auto after = [&](XpbdOptions::NearZero rule, double eps) {
+    XpbdOptions options;
+    options.near_zero = rule;
+    options.eps = eps;
+    options.log_residuals = false;
+    XpbdSolver xpbd(options);
+    const StepRun run = runStep(xpbd, problem, start, 20, 20);
+    return (run.state.x - rest).lpNorm<Eigen::Infinity>();
+  };
+  const double regularized = after(XpbdOptions::NearZero::kRegularize, 1e-8);
+  const double skipped = after(XpbdOptions::NearZero::kSkip, 0.0);
+  std::printf("[ measured ] largest displacement from rest 1e-7 -> eps 1e-8: %.3e, skip: %.3e\n", regularized,
+              skipped);
+  EXPECT_GT(regularized, 10.0 * before);  // the explicit step amplifies it
+  EXPECT_LT(skipped, before);             // the implicit one damps it
+}
+
 TEST(XpbdFamily, RejectsScenesItCannotRun) {
   const Problem quasistatic = clampedBox(Integrator::kQuasistatic);
   const Problem dynamic = clampedBox(Integrator::kBackwardEuler);
@@ -339,6 +380,11 @@ TEST(XpbdFamily, OptionsAreChecked) {
   EXPECT_ANY_THROW(makeXpbdFamilySolver("xpbd", {{"zeta", 0.1}}, in, "/solver/options"));
   EXPECT_ANY_THROW(makeXpbdFamilySolver("b_pxpbd", {{"zeta", 1.5}}, in, "/solver/options"));
   EXPECT_ANY_THROW(makeXpbdFamilySolver("xpbd", {{"eps", -1.0}}, in, "/solver/options"));
+  const auto skip = makeXpbdFamilySolver("xpbd", {{"near_zero", "skip"}}, in, "/solver/options");
+  EXPECT_EQ(dynamic_cast<const XpbdSolver&>(*skip).options().near_zero, XpbdOptions::NearZero::kSkip);
+  EXPECT_EQ(dynamic_cast<const XpbdSolver&>(*skip).options().eps, 0.0);
+  EXPECT_ANY_THROW(makeXpbdFamilySolver("xpbd", {{"near_zero", "skip"}, {"eps", 1e-8}}, in, "/solver/options"));
+  EXPECT_ANY_THROW(makeXpbdFamilySolver("xpbd", {{"near_zero", "clamp"}}, in, "/solver/options"));
   EXPECT_ANY_THROW(makeXpbdFamilySolver("xpbd_qs", {{"iterations_per_pseudo_step", 0}}, in, "/solver/options"));
   EXPECT_ANY_THROW(makeXpbdFamilySolver("xpbd_qs", {{"velocity_damping", 1.5}}, in, "/solver/options"));
   EXPECT_ANY_THROW(makeXpbdFamilySolver("xpbd_qs", {{"velocity_damping", -0.1}}, in, "/solver/options"));

@@ -476,6 +476,32 @@ TEST(FpPxpbd, DivergenceIsDetectedAndNoNanIsWritten) {
 
 // --- rejection and options --------------------------------------------------------------
 
+// Warm-started stresses beyond the measured limit dt^2 E / (rho h^2) ~ 4 (fp_pxpbd.hpp) are
+// warned about at setup. The five-tet box of cells h: its shortest edges are the cells' (h).
+TEST(FpPxpbd, WarnsAtSetupWhenWarmStartsAreBeyondTheirStabilityLimit) {
+  BoxMeshRecipe box;
+  box.size = Vec3(1.0, 1.0, 1.0);
+  box.cells = {8, 8, 8};  // h = 0.125: dt^2 E / (rho h^2) = 6.4 dt^2 / 1e-4
+  for (double dt : {0.01, 0.005}) {
+    const Problem problem =
+        test::clampedBlock(makeBoxMesh(box), MaterialModel::kFixedCorotated, Integrator::kBackwardEuler, dt, 1);
+    const double expected = dt * dt * 1000.0 / (10.0 * 0.125 * 0.125);
+    const auto [largest, median] = FpPxpbdSolver::stiffnessRatio(problem, dt);
+    EXPECT_NEAR(largest, expected, 1e-12 * expected);
+    EXPECT_NEAR(median, expected, 1e-12 * expected);
+    for (auto initial : {FpPxpbdOptions::InitialStress::kZero, FpPxpbdOptions::InitialStress::kPrevious}) {
+      FpPxpbdOptions options;
+      options.initial_stress = initial;
+      FpPxpbdSolver solver(options);
+      solver.setup(problem);
+      const bool beyond = initial == FpPxpbdOptions::InitialStress::kPrevious &&
+                          expected > FpPxpbdSolver::kWarmStartStabilityLimit;
+      ASSERT_EQ(solver.setupWarnings().size(), beyond ? 1u : 0u) << "dt " << dt;
+      if (beyond) EXPECT_NE(solver.setupWarnings()[0].find("6.4"), std::string::npos) << solver.setupWarnings()[0];
+    }
+  }
+}
+
 TEST(FpPxpbd, RejectsQuasistaticAndNonP1Problems) {
   FpPxpbdSolver fp;
   Problem quasistatic = fallingBar(MaterialModel::kFixedCorotated);
