@@ -273,7 +273,7 @@ ValidationCase loadValidationCase(const std::string& path) {
   if (!document.is_object()) in.fail("(root)", "a validation case must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
               {"name", "description", "series", "label", "paper", "scene", "scene_patch", "sweep", "solvers", "solver_options", "solver_max_iterations",
-               "converged_steps", "expected_divergence", "metrics"},
+               "converged_steps", "expected_divergence", "metrics", "claim"},
               "of a validation case");
   ValidationCase c;
   c.path = path;
@@ -295,6 +295,21 @@ ValidationCase loadValidationCase(const std::string& path) {
     c.scene_patch = readScenePatch(in, document["scene_patch"], "/scene_patch", c.scene_path);
   }
   if (document.contains("sweep")) c.sweeps = parseSweeps(in, document["sweep"]);
+  if (document.contains("claim")) {
+    const json& claim = in.object(document["claim"], "/claim");
+    in.onlyKeys(claim, "/claim", {"source", "text", "verdict", "ours", "theirs", "readings"}, "of a claim");
+    if (!document.contains("paper")) in.fail("/claim", "needs the case's \"paper\" (whose claim it is)");
+    c.claim.source = in.nonEmptyString(in.required(claim, "source", "/claim"), "/claim/source");
+    c.claim.text = in.nonEmptyString(in.required(claim, "text", "/claim"), "/claim/text");
+    c.claim.verdict = in.oneOf(in.required(claim, "verdict", "/claim"), "/claim/verdict", kClaimVerdicts, "claim verdict");
+    c.claim.ours = in.nonEmptyString(in.required(claim, "ours", "/claim"), "/claim/ours");
+    c.claim.theirs = in.nonEmptyString(in.required(claim, "theirs", "/claim"), "/claim/theirs");
+    if (claim.contains("readings")) {
+      const json& readings = in.array(claim["readings"], "/claim/readings");
+      for (size_t k = 0; k < readings.size(); ++k)
+        c.claim.readings.push_back(in.nonEmptyString(readings[k], jsonPointerChild("/claim/readings", k)));
+    }
+  }
   const std::vector<std::string> known = solverNames();
   if (document.contains("solvers")) {
     const json& solvers = in.array(document["solvers"], "/solvers");

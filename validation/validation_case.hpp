@@ -107,7 +107,21 @@ struct ValidationCase {
   // scene's (an equal time budget converted to each solver's iteration count).
   std::map<std::string, int> solver_max_iterations;
   std::vector<MetricSpec> metrics;
+  // "claim": the paper's claim the case tests and the verdict its gates encode, for the
+  // report's claims ledger (docs/validation.md, "The claims ledger"). Empty `text`: none.
+  struct Claim {
+    std::string source;   // where in the paper: "Fig. 8", "Table 2", "§5.4"
+    std::string text;     // the claim in one line
+    std::string verdict;  // kClaimVerdicts
+    std::string ours;     // our numbers, one line
+    std::string theirs;   // theirs (a number, or what the figure shows)
+    std::vector<std::string> readings;  // the paper's open choices tried, each with its result
+  };
+  Claim claim;
 };
+
+// The verdicts a case's claim may state: its gates hold exactly when the verdict does.
+inline const std::vector<std::string> kClaimVerdicts = {"reproduces", "partly_reproduces", "does_not_reproduce"};
 
 // Reads and checks a case file (InputError naming the file and field).
 ValidationCase loadValidationCase(const std::string& path);

@@ -205,6 +205,8 @@ def read_cases(cases_dir):
             "description": document.get("description") if isinstance(document.get("description"), str) else None,
             "metrics": {m["name"]: m for m in metrics if isinstance(m, dict) and isinstance(m.get("name"), str)},
             "path": path,
+            "paper": document.get("paper") if isinstance(document.get("paper"), str) else "model",
+            "claim": document.get("claim") if isinstance(document.get("claim"), dict) else None,
         }
     return cases
 

@@ -3,6 +3,7 @@ contents first, then runs, skipped pairs, cases, series, sweeps, metrics, conver
 machine. Both writers render the same items, so the HTML and the Markdown say the same."""
 from collections import OrderedDict
 
+from .claims import ledger_sections
 from .document import Bold, Heading, Link, case_anchor, metric_anchor
 from .machine import machine_table
 from .series import series_table
@@ -148,6 +149,7 @@ def build_sections(cases, runs, figures, series, series_figs, step, skipped=(), 
     items.append((None, "table", convergence_table(cases, step)))
     items.append((Heading("Machine", "machine"), "table", machine_table(runs)))
     verdict_class = "fail" if counts["failed"] else "pass" if metric_rows[1] else ""
+    items = ledger_sections(case_files, cases) + items
     head = [(Heading("Summary", "summary"), "blocks",
              {"class": f"verdict {verdict_class}".strip(), "blocks": summary_blocks(counts, bool(metric_rows[1]))}),
             (Heading("Contents", "contents"), "blocks", {"class": None, "blocks": contents_blocks(items)})]

@@ -132,6 +132,36 @@ TEST(ValidationCase, UnknownKeysSuggestAndSolverOptionsAreChecked) {
 }
 
 // The series name is optional; metrics.json carries it only for a case that has one.
+// "claim" (the claims ledger): read strictly, every field named in its errors.
+TEST(ValidationCase, ClaimsAreReadStrictly) {
+  const std::string scene = sourceScene("sagging_block.json");
+  const std::string head = R"({"name": "c", "paper": "pbng", "scene": ")" + scene + R"(", "solvers": ["newton"], )";
+  const std::string metrics = R"("metrics": [{"name": "m", "type": "final_relative_residual", "tolerance": 1, )"
+                              R"("measured_value": 0.1, "measured": "x"}])";
+  const std::string claim = R"({"source": "Fig. 9", "text": "three models alike", "verdict": "reproduces", )"
+                            R"("ours": "5e-4", "theirs": "figure only", "readings": ["eq. 32 with (E, nu): alike"]})";
+  const ValidationCase c = loadValidationCase(writeCase("claim.json", head + R"("claim": )" + claim + ", " + metrics + "}"));
+  EXPECT_EQ(c.claim.source, "Fig. 9");
+  EXPECT_EQ(c.claim.text, "three models alike");
+  EXPECT_EQ(c.claim.verdict, "reproduces");
+  EXPECT_EQ(c.claim.readings, std::vector<std::string>{"eq. 32 with (E, nu): alike"});
+  EXPECT_TRUE(loadValidationCase(writeCase("none.json", head + metrics + "}")).claim.text.empty());
+  auto with = [&](const std::string& field, const std::string& value) {
+    nlohmann::json document = nlohmann::json::parse(claim);
+    document[field] = nlohmann::json::parse(value);
+    return head + R"("claim": )" + document.dump() + ", " + metrics + "}";
+  };
+  expectField(with("verdict", R"("holds")"), "/claim/verdict");
+  expectField(with("text", R"("")"), "/claim/text");
+  expectField(with("readings", R"("one")"), "/claim/readings");
+  expectField(with("readings", R"([""])"), "/claim/readings/0");
+  expectField(with("where", R"("Fig. 1")"), "/claim/where");
+  // A claim is some paper's: the case must say which.
+  std::string no_paper = head + R"("claim": )" + claim + ", " + metrics + "}";
+  no_paper.replace(no_paper.find(R"("paper": "pbng", )"), std::string(R"("paper": "pbng", )").size(), "");
+  expectField(no_paper, "/claim");
+}
+
 TEST(ValidationCase, SeriesGoesIntoMetricsJsonWhenGiven) {
   const std::string scene = sourceScene("sagging_block.json");
   const fs::path folder = freshFolder("pbdlab_series");
