@@ -103,8 +103,10 @@ def ledger_sections(case_files, cases):
             items.append((None, "table", (["where", "claim", "verdict", "ours", "theirs", "readings tried",
                                            "cases (gates)"], rows)))
         if not_ran:
-            items.append((None, "text", "Not run in this report: " + "; ".join(
-                f"{e['source']}: {e['text']} ({_verdict_text(e)}; cases {', '.join(e['cases'])})" for e in not_ran)))
+            items.append((None, "blocks", {"class": None, "blocks": [
+                ("p", ["Not run in this report:"], None),
+                ("ul", [[f"{e['source']}: {e['text']} ({_verdict_text(e)}; cases {', '.join(e['cases'])})"]
+                        for e in not_ran], None)]}))
     return items
 
 

@@ -47,8 +47,9 @@ class Ledger(unittest.TestCase):
         header, rows = tables[0]
         self.assertEqual(rows[0][:3], ["Fig. 8", "XPBD loses volume", "reproduces"])
         self.assertEqual(rows[0][-1].text, "fig8 (hold)")
-        texts = [content for _, kind, content in items if kind == "text"]
-        self.assertIn("Not run in this report: Fig. 7: sqrt(Psi) blows up (does not reproduce; cases fig7)", texts)
+        lists = [block[1] for _, kind, content in items if kind == "blocks" for block in content["blocks"]
+                 if block[0] == "ul"]
+        self.assertEqual(lists, [[["Fig. 7: sqrt(Psi) blows up (does not reproduce; cases fig7)"]]])
         # No claims: no section.
         self.assertEqual(ledger_sections({"x": {"paper": "pbng", "claim": None}}, {}), [])
 
