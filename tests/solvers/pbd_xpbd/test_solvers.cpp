@@ -321,16 +321,8 @@ TEST(XpbdQuasistatic, FlippedOrderOfWeakConstraints) {
 TEST(Xpbd, NearZeroRuleKeepsTinyStrainsImplicit) {
   BoxMeshRecipe box;
   box.cells = {4, 4, 4};
-  Problem problem;
-  problem.mesh = makeBoxMesh(box);
-  problem.material.model = MaterialModel::kFixedCorotated;
-  problem.material.youngs_modulus = 1000.0;
-  problem.material.poisson_ratio = 0.3;
-  problem.material.density = 10.0;
-  problem.gravity = Vec3::Zero();
-  problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
-  problem.time = {Integrator::kBackwardEuler, 0.1, 1, 1};
-  problem.finalize("box at rest, perturbed");
+  const Problem problem = test::clampedBlock(makeBoxMesh(box), MaterialModel::kFixedCorotated,
+                                             Integrator::kBackwardEuler, 0.1, 1, "box at rest, perturbed", Vec3::Zero());
   State start = initialState(problem);
   const Positions rest = start.x;
   for (int k = 0; k < start.x.size(); ++k)
