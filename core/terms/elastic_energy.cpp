@@ -106,9 +106,7 @@ void ElasticEnergy::evaluateMaterial(const Material& m, const MaterialPointData&
   }
   if (isApproximate(kind)) {
     m.evaluate(F, data, psi, P, nullptr);
-    *D = m.approximateTangent(F, data,
-                              kind == HessianKind::kApproximate ? TangentParameters::kYoungsPoisson
-                                                                : TangentParameters::kModel);
+    *D = m.approximateTangent(F, data, tangentParametersOf(kind));
     return;
   }
   m.evaluate(F, data, psi, P, D);

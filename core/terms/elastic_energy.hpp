@@ -135,6 +135,15 @@ class ElasticEnergy final : public EnergyTerm {
   void addGradient(const Positions& x, double t, double scale, VecX& g) const override;
   void addHessian(const Positions& x, double t, HessianKind kind, double scale, const HessianSlots& slots,
                   double* values) const override;
+  // The HessianKind that evaluates eq. 32 with `which` parameters (kApproximate: the Lamé
+  // parameters of (E, nu); kApproximateModelParameters: the model's own), and back.
+  static HessianKind approximateHessianKind(TangentParameters which) {
+    return which == TangentParameters::kModel ? HessianKind::kApproximateModelParameters : HessianKind::kApproximate;
+  }
+  static TangentParameters tangentParametersOf(HessianKind approximate_kind) {
+    return approximate_kind == HessianKind::kApproximateModelParameters ? TangentParameters::kModel
+                                                                        : TangentParameters::kYoungsPoisson;
+  }
   void addNodeBlock(int e, int local, const Positions& x, double t, HessianKind kind, Vec3& gradient,
                     Mat3& block) const override;
 

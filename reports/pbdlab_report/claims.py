@@ -13,7 +13,9 @@ import sys
 from collections import OrderedDict
 
 from .document import Heading, Link, case_anchor, write_atomically
+from .reading import ReportError, read_cases
 from .verdict import metric_pass
+from .writers import md_table
 
 PAPERS = OrderedDict([
     ("pxpbd", "PXPBD: Chen et al., primal residual reduction in XPBD"),
@@ -81,7 +83,7 @@ def ledger_sections(case_files, cases):
     entries = ledger(case_files, cases)
     if not entries:
         return []
-    run_here = {name for name in cases}
+    run_here = set(cases)
     items = [(Heading("Claims ledger", "claims"), "text",
               "Each validation case may state the paper's claim it tests and the verdict its gates encode "
               "(the case file's `claim`): the gates hold exactly when the stated verdict does. Ours beside "
@@ -121,19 +123,14 @@ def claims_markdown(case_files):
              "they hold there. The narrative behind each verdict is in docs/pxpbd.md, docs/pbng.md, "
              "docs/high-order-xpbd.md and docs/multi-layer-xpbd.md.", ""]
     for paper, entries in ledger(case_files).items():
+        rows = [[e["source"], e["text"], _verdict_text(e), " · ".join(e["ours"]), " · ".join(e["theirs"]),
+                 _readings_text(e), ", ".join(f"`{c}`" for c in e["cases"])] for e in entries]
         lines += [f"## {PAPERS[paper]}", "",
-                  "| where | claim | verdict | ours | theirs | readings tried | cases |",
-                  "|---|---|---|---|---|---|---|"]
-        for e in entries:
-            cells = [e["source"], e["text"], _verdict_text(e), " · ".join(e["ours"]), " · ".join(e["theirs"]),
-                     _readings_text(e), ", ".join(f"`{c}`" for c in e["cases"])]
-            lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
-        lines.append("")
+                  md_table(["where", "claim", "verdict", "ours", "theirs", "readings tried", "cases"], rows)]
     return "\n".join(lines)
 
 
 def main(argv=None):
-    from .reading import ReportError, read_cases
     parser = argparse.ArgumentParser(description="Write the claims ledger of the validation cases (docs/claims.md).")
     parser.add_argument("--cases", required=True, metavar="DIR", help="the validation case files")
     parser.add_argument("--out", required=True, metavar="FILE", help="the Markdown file to write")

@@ -37,6 +37,7 @@
 // at the recorded iterations (Budget::record_every), and colors (iteration 0 only).
 // g = M (x - x_pred) - sum_c lambda_c grad C_c, x_pred = x~ + dt^2 M^-1 f_ext (eq. 11-12 with
 // PXPBD's x~, which folds in the external force); h_c = C_c + alpha~_c lambda_c.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,7 @@ struct XpbdOptions {
   // force step for strains below about sqrt(eps) (docs/high-order-xpbd.md, "Near C = 0").
   enum class NearZero { kRegularize, kSkip } near_zero = NearZero::kRegularize;
   // |Psi~| at round-off: Psi~ is a difference of O(1) invariants of F (64 ulps of 1).
-  static constexpr double kSkipBelow = 64.0 * 2.220446049250313e-16;
+  static constexpr double kSkipBelow = 64.0 * std::numeric_limits<double>::epsilon();
   bool primal_residual_in_update = false;  // xpbd only: PXPBD Fig. 3b
   double zeta = 0.5;                       // b_pxpbd: eq. 19's blend, (0, 1]
   double pseudo_dt = 0.05;                 // xpbd_qs: seconds of pseudo-time per pseudo-step

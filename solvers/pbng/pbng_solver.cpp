@@ -271,9 +271,7 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
   if (fast_visit_count_[node] > 0)
     addPbngP1Visits(fast_visits_.data() + fast_visit_begin_[node], fast_visit_count_[node], fast_elements_.data(),
                     warm, fast_materials_, x, *fast_elastic_, time_, gradient, block, fallbacks);
-  const HessianKind approximate_kind = options_.tangent_parameters == TangentParameters::kModel
-                                          ? HessianKind::kApproximateModelParameters
-                                          : HessianKind::kApproximate;
+  const HessianKind approximate_kind = ElasticEnergy::approximateHessianKind(options_.tangent_parameters);
   for (int p = entry_start_[node]; p < entry_start_[node + 1]; ++p) {
     const Entry& entry = entries_[p];
     const double scale = scaling_.term.empty() ? 1.0 : scaling_.term[entry.term];

@@ -209,8 +209,7 @@ double expectEveryNodeStepMatchesTheDefinition(MaterialModel model,
   pbng.beginStep(objective, x0);
   for (int k = 0; k < x0.size(); ++k)
     if (!problem.isFixedDof(k)) x0[k] += u(rng);
-  const HessianKind kind =
-      which == TangentParameters::kModel ? HessianKind::kApproximateModelParameters : HessianKind::kApproximate;
+  const HessianKind kind = ElasticEnergy::approximateHessianKind(which);
   double worst = 0.0, largest = 0.0;
   int checked = 0;
   for (int i = 0; i < problem.numNodes(); ++i) {

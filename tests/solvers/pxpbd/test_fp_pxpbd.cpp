@@ -497,7 +497,9 @@ TEST(FpPxpbd, WarnsAtSetupWhenWarmStartsAreBeyondTheirStabilityLimit) {
       const bool beyond = initial == FpPxpbdOptions::InitialStress::kPrevious &&
                           expected > FpPxpbdSolver::kWarmStartStabilityLimit;
       ASSERT_EQ(solver.setupWarnings().size(), beyond ? 1u : 0u) << "dt " << dt;
-      if (beyond) EXPECT_NE(solver.setupWarnings()[0].find("6.4"), std::string::npos) << solver.setupWarnings()[0];
+      if (beyond) {
+        EXPECT_NE(solver.setupWarnings()[0].find("6.4"), std::string::npos) << solver.setupWarnings()[0];
+      }
     }
   }
 }
