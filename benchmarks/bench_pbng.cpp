@@ -22,19 +22,19 @@
 namespace pbdlab {
 namespace {
 
-const Problem& boxFor(int res) {
-  static std::map<int, std::unique_ptr<Problem>> problems;
-  auto& slot = problems[res];
+const Problem& boxFor(int res, MaterialModel model = MaterialModel::kFixedCorotated) {
+  static std::map<std::pair<int, MaterialModel>, std::unique_ptr<Problem>> problems;
+  auto& slot = problems[{res, model}];
   if (!slot) {
-    slot = std::make_unique<Problem>(test::clampedBlock(makeBoxMesh(resBox(res)), MaterialModel::kFixedCorotated,
-                                                        Integrator::kBackwardEuler, 0.01, 1, "bench_pbng"));
+    slot = std::make_unique<Problem>(
+        test::clampedBlock(makeBoxMesh(resBox(res)), model, Integrator::kBackwardEuler, 0.01, 1, "bench_pbng"));
   }
   return *slot;
 }
 
-void sweepCorotated(benchmark::State& state, PbngOptions::Rotation rotation) {
+void sweepModel(benchmark::State& state, MaterialModel model, PbngOptions::Rotation rotation) {
   const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
-  const Problem& problem = boxFor(static_cast<int>(state.range(0)));
+  const Problem& problem = boxFor(static_cast<int>(state.range(0)), model);
   PbngOptions options;
   options.rotation = rotation;
   PbngSolver solver(options);
@@ -71,13 +71,15 @@ void sweepCorotated(benchmark::State& state, PbngOptions::Rotation rotation) {
 }
 
 // PBD on the same box: one sweep over the element constraints (constraint colors in
-// parallel), zero compliance and eps = 0 (the pbd solver's defaults, family.cpp).
+// parallel), zero compliance, eps = 0 and near_zero "skip" (the pbd solver's defaults,
+// family.cpp).
 void BM_PbdSweepCorotated(benchmark::State& state) {
   const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
   const Problem& problem = boxFor(static_cast<int>(state.range(0)));
   XpbdOptions options;
   options.variant = XpbdVariant::kPbd;
   options.eps = 0.0;
+  options.near_zero = XpbdOptions::NearZero::kSkip;
   XpbdSolver solver(options);
   solver.setup(problem);
   const Positions x = bench::timeXpbdSweeps(state, solver, problem, 40);
@@ -88,12 +90,26 @@ void BM_PbdSweepCorotated(benchmark::State& state) {
 }
 
 // The default: the per-element rotation warm-started by one Newton step (pbng_solver.hpp).
-void BM_PbngSweepCorotated(benchmark::State& state) { sweepCorotated(state, PbngOptions::Rotation::kWarmStart); }
+void BM_PbngSweepCorotated(benchmark::State& state) {
+  sweepModel(state, MaterialModel::kFixedCorotated, PbngOptions::Rotation::kWarmStart);
+}
 // The SVD at every element visit ("rotation": "svd"; the path before the warm start).
-void BM_PbngSweepCorotatedSvd(benchmark::State& state) { sweepCorotated(state, PbngOptions::Rotation::kSvd); }
+void BM_PbngSweepCorotatedSvd(benchmark::State& state) {
+  sweepModel(state, MaterialModel::kFixedCorotated, PbngOptions::Rotation::kSvd);
+}
+// The two Neo-Hookean models (PBNG eq. 8, 10) on the lanes' closed-form stresses (p1_visit.hpp):
+// Fig. 9's model comparison on equal engineering.
+void BM_PbngSweepNeoHookean(benchmark::State& state) {
+  sweepModel(state, MaterialModel::kNeoHookean, PbngOptions::Rotation::kWarmStart);
+}
+void BM_PbngSweepStableNeoHookean(benchmark::State& state) {
+  sweepModel(state, MaterialModel::kStableNeoHookean, PbngOptions::Rotation::kWarmStart);
+}
 
 BENCHMARK(BM_PbngSweepCorotated)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PbngSweepCorotatedSvd)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PbngSweepNeoHookean)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_PbngSweepStableNeoHookean)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PbdSweepCorotated)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -44,7 +44,8 @@ MaterialTerm corotatedStretchTerm(double mu) {
   return {"mu", mu, [](const Mat3& F, const MaterialPointData&, double* psi, Mat3* P, Mat9* dPdF) {
             fixedCorotatedEvaluate(1.0, 0.0, F, psi, P, dPdF);
           },
-          {}};
+          {},
+          MaterialTermKind::kCorotatedStretch};
 }
 
 MaterialTerm volumeTerm(const std::string& name, double lambda) {
@@ -61,7 +62,8 @@ MaterialTerm volumeTerm(const std::string& name, double lambda) {
               addScaledDeterminantHessian(Jm1, F, *dPdF);
             }
           },
-          {}};
+          {},
+          MaterialTermKind::kVolume};
 }
 
 void throwUnknownSplit(const std::string& model, const std::string& split, const std::vector<std::string>& valid) {

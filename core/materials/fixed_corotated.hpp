@@ -1,19 +1,18 @@
 #pragma once
 // The fixed corotated stress for a given rotation (Stomakhin et al. 2012, PBNG eq. 7):
 //   P = 2 mu (F - R) + lambda (J - 1) cof(F),  J = det F,
-// with R = polarRotation(F) this is the model's first Piola-Kirchhoff stress. The one place
-// the formula is written: the material (fixed_corotated.cpp, through fixedCorotatedEvaluate)
-// calls it with the SVD's R, PBNG's P1 fast path (solvers/pbng) with its per-element
-// warm-started R (warmStartedPolarRotation, polar_svd.hpp). cof(F) is the caller's
-// (cofactor(F)), which both callers need again.
+// with R = polarRotation(F) this is the model's first Piola-Kirchhoff stress. The material
+// (fixed_corotated.cpp, through fixedCorotatedEvaluate) calls it with the SVD's R. PBNG's P1
+// lanes (solvers/pbng/p1_visit.hpp) write it as a F + c (F - R) + b cof F beside Neo-Hookean's
+// and stable Neo-Hookean's, with their warm-started R; their test compares every node step
+// with the definition. cof(F) is the caller's (cofactor(F)).
 #include <Eigen/LU>
 
 #include "core/support/types.hpp"
 
 namespace pbdlab {
 
-// On 3x3 arrays in one storage order (P may be any of them), with J = det F given: the form
-// PBNG's lane kernel (solvers/pbng/p1_visit.cpp) vectorizes across elements.
+// On 3x3 arrays in one storage order (P may be any of them), with J = det F given.
 inline void fixedCorotatedStress(double mu, double lambda, const double* F, const double* R,
                                  const double* cofactor_of_F, double J, double* P) {
   const double volumetric = lambda * (J - 1.0);

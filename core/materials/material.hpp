@@ -58,11 +58,19 @@ using MaterialTermEvaluator =
 // iterates of the two are the same (the multiplier carries the sign).
 using MaterialTermRoot = std::function<double(const Mat3& F, const MaterialPointData& data)>;
 
+// What a term is, for kernels that evaluate it in closed form rather than through `evaluate`
+// (the XPBD family's P1 lanes, solvers/pbd_xpbd/p1_lanes.hpp): kGeneric, only `evaluate`
+// knows; kCorotatedStretch, Psi~ = |F - R|^2, P~ = 2 (F - R) with R the polar rotation
+// (PXPBD eq. 3); kVolume, Psi~ = (J - 1)^2 / 2, P~ = (J - 1) cof F. A kind names the formula
+// `evaluate` computes: the tests check the two against each other.
+enum class MaterialTermKind { kGeneric, kCorotatedStretch, kVolume };
+
 struct MaterialTerm {
   std::string name;        // e.g. "mu", "lambda", "fibre"
   double stiffness = 0.0;  // k_k (Pa): mu, lambda, lambda_hat or sigma_max
   MaterialTermEvaluator evaluate;
   MaterialTermRoot signed_root;  // r(F) with Psi~ = r^2 / 2, or empty
+  MaterialTermKind kind = MaterialTermKind::kGeneric;
 };
 
 // The energy density as sum_k terms[k].stiffness * Psi~_k(F) = Psi(F) + constant, for every F

@@ -36,9 +36,16 @@ std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_
 //            offer, at scene load (XpbdSolver::materialConflict), both at /solver/options/split.
 //   "eps":   number >= 0, C = sqrt(2 V (Psi~ + eps)) (PXPBD eq. 5's regularization; not given
 //            in the paper). Default 1e-8; 0 for pbd (zero compliance divides by |grad C|^2).
-//   "near_zero": "regularize" (default: eps above) or "skip" (the high-order paper's §4.1: eps
-//            = 0 and a constraint whose |sum_q V_q Psi~| is at round-off, at most
-//            XpbdOptions::kSkipBelow V_e, is not visited; not together with eps > 0).
+//   "near_zero": "regularize" (default, pbd's too when it is given eps > 0: eps above) or
+//            "skip" (pbd's default; the high-order paper's §4.1: eps = 0 and a constraint
+//            whose |sum_q V_q Psi~| is at round-off, at most XpbdOptions::kSkipBelow V_e, is
+//            not visited; not together with eps > 0).
+//   "p1_lanes": bool, the P1 lane kernel (solvers/pbd_xpbd/p1_lanes.hpp) where it applies: P1
+//            tetrahedra whose split terms all have closed forms (fixed_corotated's "pxpbd").
+//            Default true; false runs the generic element path (the same update).
+//   "rotation": the corotated stretch's rotation on the lanes: "warm_start" (default: one
+//            Newton step from the element's previous rotation, the SVD where the step is not
+//            trusted) or "svd" (the SVD at every visit, as the generic path).
 //   "log_residuals": bool, log g and h (PXPBD eq. 11-12) at the recorded iterations. Their
 //            evaluation is on the solver's clock; false for timing runs. Default true.
 // xpbd only:
@@ -55,13 +62,17 @@ std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_
 std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nlohmann::json& options,
                                             const JsonReader& in, const std::string& field) {
   XpbdOptions xpbd;
-  std::vector<std::string> keys = {"split", "eps", "near_zero", "log_residuals"};
+  std::vector<std::string> keys = {"split", "eps", "near_zero", "log_residuals", "p1_lanes", "rotation"};
   if (name == "xpbd") {
     xpbd.variant = XpbdVariant::kXpbd;
     keys.push_back("primal_residual_in_update");
   } else if (name == "pbd") {
     xpbd.variant = XpbdVariant::kPbd;
+    // Zero compliance divides by |grad C|^2: eps > 0 sends it to 0 near C's minimum, and at
+    // eps = 0 a constraint at round-off has a noise gradient whose part on a free node can be
+    // near zero while C is not (steps of 1e40 m measured on a converged box), so PBD skips it.
     xpbd.eps = 0.0;
+    xpbd.near_zero = XpbdOptions::NearZero::kSkip;
   } else if (name == "xpbd_qs") {
     xpbd.variant = XpbdVariant::kXpbdQuasistatic;
     keys.insert(keys.end(), {"pseudo_dt", "iterations_per_pseudo_step", "flipped", "velocity_damping"});
@@ -85,9 +96,15 @@ std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nloh
   }
   if (options.contains("eps")) {
     xpbd.eps = in.nonNegative(options["eps"], at("eps"));
+    if (xpbd.eps > 0.0 && !options.contains("near_zero")) xpbd.near_zero = XpbdOptions::NearZero::kRegularize;
     if (xpbd.near_zero == XpbdOptions::NearZero::kSkip && xpbd.eps > 0.0)
       in.fail(at("eps"), "eps regularizes C near 0; near_zero \"skip\" replaces it (give one of them)");
   }
+  if (options.contains("p1_lanes")) xpbd.p1_lanes = in.boolean(options["p1_lanes"], at("p1_lanes"));
+  if (options.contains("rotation"))
+    xpbd.rotation = in.enumOf<XpbdOptions::Rotation>(
+        options["rotation"], at("rotation"),
+        {{"warm_start", XpbdOptions::Rotation::kWarmStart}, {"svd", XpbdOptions::Rotation::kSvd}}, "rotation");
   if (options.contains("log_residuals"))
     xpbd.log_residuals = in.boolean(options["log_residuals"], at("log_residuals"));
   if (options.contains("primal_residual_in_update"))

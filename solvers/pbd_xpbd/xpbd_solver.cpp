@@ -1,11 +1,13 @@
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
 #include <stdexcept>
 
+#include "core/materials/polar_svd.hpp"
 #include "core/support/thread_settings.hpp"
 
 namespace pbdlab {
@@ -155,6 +157,31 @@ void XpbdSolver::setup(const Problem& problem) {
   slot_inverse_mass_.resize(static_cast<size_t>(num_elements) * 3 * N);
   for (size_t i = 0; i < slot_nodes_.size(); ++i)
     for (int k = 0; k < 3; ++k) slot_inverse_mass_[3 * i + k] = inverse_mass_[3 * slot_nodes_[i] + k];
+  // The lane kernel: P1 records in slot order, when every split's terms have closed forms of
+  // the same kinds in the same order (then a slot's constraints are K s .. K s + K - 1).
+  use_p1_lanes_ = options_.p1_lanes && hasP1Records(*energy_);
+  for (const MaterialSplit& split : splits_) {
+    use_p1_lanes_ = use_p1_lanes_ && xpbdP1LanesServe(split);
+    for (int k = 0; use_p1_lanes_ && k < split.numTerms(); ++k)
+      use_p1_lanes_ = split.numTerms() == splits_.front().numTerms() &&
+                      split.terms[k].kind == splits_.front().terms[k].kind;
+  }
+  records_.clear();
+  p1_split_ = {};
+  rotations_ready_ = false;
+  if (use_p1_lanes_) {
+    for (const MaterialTerm& term : splits_.front().terms) p1_split_.kinds.push_back(term.kind);
+    const int K = splits_.front().numTerms();
+    p1_split_.compliance.assign(splits_.size(), {});
+    records_.resize(num_elements);
+    for (int s = 0; s < num_elements; ++s) {
+      for (int k = 0; k < K; ++k) p1_split_.compliance[split_of_slot_[s]][k] = compliance_[first_constraint_[s] + k];
+      fillP1ElementRecord(*energy_, element_of_slot_[s], records_[s]);
+      records_[s].material = split_of_slot_[s];
+      records_[s].rotation.setIdentity();
+    }
+  }
+
   lambda_.assign(compliance_.size(), 0.0);
   displacement_total_.assign(options_.variant == XpbdVariant::kBlendedPrimal ? total_offset_.back() : 0, 0.0);
   secondary_squared_.assign(compliance_.size(), 0.0);
@@ -163,9 +190,12 @@ void XpbdSolver::setup(const Problem& problem) {
 std::string XpbdSolver::description() const {
   char text[256];
   const int per_element = splits_.empty() ? 0 : splits_.front().numTerms();
-  std::snprintf(text, sizeof text, "%s: split '%s', eps %g, %d constraints per element, %d element colors",
+  std::snprintf(text, sizeof text, "%s: split '%s', eps %g, %d constraints per element, %d element colors%s",
                 name().c_str(), splits_.empty() ? options_.split.c_str() : splits_.front().name.c_str(),
-                options_.eps, per_element, numElementColors());
+                options_.eps, per_element, numElementColors(),
+                !use_p1_lanes_ ? ""
+                : options_.rotation == XpbdOptions::Rotation::kWarmStart ? ", P1 lanes (warm-started rotations)"
+                                                                         : ", P1 lanes (SVD rotations)");
   return text;
 }
 
@@ -204,8 +234,11 @@ void XpbdSolver::forEachElementConstraint(const Positions& x, double t, Visit&& 
   using Nodes3 = Eigen::Matrix<double, 3, N>;
   const int Q = points_per_element_;
   const bool skip_near_zero = options_.near_zero == XpbdOptions::NearZero::kSkip;
+  // One parallel region for all colors, a barrier between them (the end of each work-shared
+  // loop): a region per color would wake the sleeping team once per color (passive waiting).
+#pragma omp parallel if (worthThreads(color_start_.back()))
   for (int c = 0; c + 1 < static_cast<int>(color_start_.size()); ++c) {
-#pragma omp parallel for schedule(static) if (worthThreads(color_start_[c + 1] - color_start_[c]))
+#pragma omp for schedule(static)
     for (int s = color_start_[c]; s < color_start_[c + 1]; ++s) {
       const int* nodes = slot_nodes_.data() + static_cast<size_t>(s) * N;
       Nodes3 xe;
@@ -277,9 +310,46 @@ void XpbdSolver::sweepOtherTerms(Positions& x, double inv_dt2, double t) {
   }
 }
 
+void XpbdSolver::startRotations(const Positions& x) {
+  const int count = static_cast<int>(records_.size());
+#pragma omp parallel for schedule(static) if (worthThreads(count))
+  for (int s = 0; s < count; ++s) records_[s].rotation = polarRotation(energy_->deformationGradient(element_of_slot_[s], 0, x));
+  rotations_ready_ = true;
+}
+
+void XpbdSolver::sweepP1Lanes(Positions& x, double inv_dt2) {
+  XpbdP1Update update;
+  update.eps = options_.eps;
+  update.skip_near_zero = options_.near_zero == XpbdOptions::NearZero::kSkip;
+  update.warm_rotations = options_.rotation == XpbdOptions::Rotation::kWarmStart;
+  update.blended = options_.variant == XpbdVariant::kBlendedPrimal;
+  update.zeta = options_.zeta;
+  update.compliance_scale = complianceScale(inv_dt2);
+  if (update.warm_rotations && !rotations_ready_) startRotations(x);
+  double* totals = update.blended ? displacement_total_.data() : nullptr;
+  int fallbacks = 0;
+  const int colors = numElementColors();
+  // One parallel region, a barrier between colors (see forEachElementConstraint).
+#pragma omp parallel reduction(+ : fallbacks) if (worthThreads(color_start_.back()))
+  for (int c = 0; c < colors; ++c) {
+    const int begin = color_start_[c], end = color_start_[c + 1];
+    const int batches = (end - begin + kXpbdP1Lanes - 1) / kXpbdP1Lanes;
+#pragma omp for schedule(static)
+    for (int b = 0; b < batches; ++b) {
+      const int first = begin + b * kXpbdP1Lanes;
+      sweepXpbdP1Records(p1_split_, update, first, std::min(first + kXpbdP1Lanes, end), records_.data(),
+                         inverse_mass_.data(), x.data(), lambda_.data(), totals, fallbacks);
+    }
+  }
+  rotation_fallbacks_ += fallbacks;
+}
+
 void XpbdSolver::sweep(Positions& x, double inv_dt2, double t) {
   auto elements = [&] {
-    withNodeCount(energy_->elementType(), [&](auto n) { sweepElements<decltype(n)::value>(x, inv_dt2, t); });
+    if (use_p1_lanes_)
+      sweepP1Lanes(x, inv_dt2);
+    else
+      withNodeCount(energy_->elementType(), [&](auto n) { sweepElements<decltype(n)::value>(x, inv_dt2, t); });
   };
   if (options_.flipped) {
     sweepOtherTerms(x, inv_dt2, t);

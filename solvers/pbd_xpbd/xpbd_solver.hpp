@@ -42,7 +42,9 @@
 #include <vector>
 
 #include "core/solver/solver.hpp"
+#include "core/terms/p1_element_record.hpp"
 #include "solvers/pbd_xpbd/element_constraint.hpp"
+#include "solvers/pbd_xpbd/p1_lanes.hpp"
 
 namespace pbdlab {
 
@@ -53,7 +55,7 @@ struct XpbdOptions {
   std::string split;  // "" = the material's default split; "sqrt_psi" = one constraint (§5.3)
   // Regularization of C near 0 in units of Psi~ (PXPBD eq. 5's eps; the paper gives no value).
   // PBD's zero compliance divides by |grad C|^2, which eps > 0 sends to 0 near C's minimum,
-  // so PBD defaults to eps = 0 (family.cpp).
+  // so PBD defaults to eps = 0 and NearZero::kSkip (family.cpp).
   double eps = 1e-8;
   // What to do near C = 0: kRegularize, C = sqrt(2 V (Psi~ + eps)) (PXPBD eq. 5); kSkip, the
   // high-order paper's §4.1 ("it can be ignored when the value of the constraint is ...
@@ -73,6 +75,14 @@ struct XpbdOptions {
   // dissipation than backward Euler's) settle to them: the high-order paper runs "up to the
   // equilibrium state" without saying how (docs/high-order-xpbd.md).
   double velocity_damping = 0.0;
+  // The P1 lane kernel (solvers/pbd_xpbd/p1_lanes.hpp) where it applies: P1 tetrahedra whose
+  // split terms all have closed forms (the corotated "pxpbd" split). false: the generic
+  // element path everywhere (the same update through MaterialTerm::evaluate).
+  bool p1_lanes = true;
+  // The corotated stretch's rotation in the lanes: kWarmStart, one Newton step from the
+  // element's rotation of its previous visit (the SVD where the step is not trusted); kSvd,
+  // the SVD at every visit (the generic path's iterates up to round-off).
+  enum class Rotation { kWarmStart, kSvd } rotation = Rotation::kWarmStart;
   // Evaluate g and h at the recorded iterations (a constraint pass as costly as a sweep; its
   // time is excluded from the solver's clock); false leaves those columns empty.
   bool log_residuals = true;
@@ -97,6 +107,10 @@ class XpbdSolver : public Solver {
   std::string description() const;
   int numElementColors() const { return static_cast<int>(color_start_.size()) - 1; }
   int numConstraints() const { return static_cast<int>(compliance_.size()); }
+  // Whether the element constraints run on the P1 lane kernel (XpbdOptions::p1_lanes).
+  bool usesP1Lanes() const { return use_p1_lanes_; }
+  // Visits where the warm-started rotation step was not trusted and the SVD was taken.
+  long rotationFallbacks() const { return rotation_fallbacks_; }
 
   // One Gauss-Seidel sweep over every constraint at positions x (exposed for benchmarks).
   // inv_dt2 = 1/dt^2 scales the compliances; t is the time of the material data.
@@ -117,6 +131,11 @@ class XpbdSolver : public Solver {
   template <int N>
   void sweepElements(Positions& x, double inv_dt2, double t);
   void sweepOtherTerms(Positions& x, double inv_dt2, double t);
+  // The element constraints on the lane kernel: one parallel region, a color per work-shared
+  // loop over batches of kXpbdP1Lanes records.
+  void sweepP1Lanes(Positions& x, double inv_dt2);
+  // Every record's rotation to polarRotation(F(x)) (SVD): the warm start's first iterate.
+  void startRotations(const Positions& x);
   template <int N>
   void elementResiduals(const Positions& x, double inv_dt2, double t, VecX& force);
   void otherTermResiduals(const Positions& x, double inv_dt2, double t, VecX& force);
@@ -157,6 +176,14 @@ class XpbdSolver : public Solver {
     int first_constraint;
   };
   std::vector<OtherTerm> other_terms_;
+
+  // The lane kernel's data: the slots' records (same order), the split's kinds and the
+  // compliances of each split (a record's `material` is its slot's split index).
+  bool use_p1_lanes_ = false;
+  std::vector<P1ElementRecord> records_;
+  XpbdP1Split p1_split_;
+  bool rotations_ready_ = false;
+  long rotation_fallbacks_ = 0;
 
   std::vector<double> compliance_;   // per constraint: alpha = 1/k (PBD: 0)
   std::vector<size_t> total_offset_; // per constraint (+1): its slice of displacement_total_

@@ -2,10 +2,17 @@
 
 #include <algorithm>
 
-#include "core/materials/fixed_corotated.hpp"
 #include "core/materials/polar_svd.hpp"
 
 namespace pbdlab {
+
+PbngP1Stress pbngP1StressOf(const Material& material) {
+  const std::string name = material.name();
+  if (name == "fixed_corotated") return PbngP1Stress::kCorotated;
+  if (name == "neo_hookean") return PbngP1Stress::kNeoHookean;
+  if (name == "stable_neo_hookean") return PbngP1Stress::kStableNeoHookean;
+  return PbngP1Stress::kMaterial;
+}
 
 namespace {
 
@@ -29,16 +36,18 @@ struct Lanes {
   alignas(64) double P[9][kLanes];
   alignas(64) double g[3][kLanes];      // dN_local/dX
   alignas(64) double volume[kLanes];
-  alignas(64) double mu[kLanes], lambda[kLanes], block_mu[kLanes], block_lambda[kLanes];
+  alignas(64) double block_mu[kLanes], block_lambda[kLanes];
   alignas(64) double trusted[kLanes];   // the rotation step's verdict (1 or 0)
   alignas(64) double out[9][kLanes];    // gradient (3), block (00, 11, 22, 01, 02, 12)
-  alignas(64) double corotated[kLanes];  // 1: P from the rotation; 0: the material's own P
+  // P = a F + c (F - R) + b cof F with b = b_J (J - 1) + b_0 and a = a_0 (1 - snh / (I_C + 1))
+  // (PbngP1Stress); closed 0: the material's own P.
+  alignas(64) double a0[kLanes], c[kLanes], bJ[kLanes], b0[kLanes], snh[kLanes], closed[kLanes];
   int element[kLanes];
 };
 
 // Lane l of the batch from visit 4 e + local, or (element -1) a padding lane that evaluates
 // to zero: F = R = I, V = 0.
-PBNG_LANE_PHASE void load(Lanes& lanes, int l, int visit, const PbngP1Element* elements,
+PBNG_LANE_PHASE void load(Lanes& lanes, int l, int visit, const P1ElementRecord* elements,
           const std::vector<PbngP1Material>& materials, const Positions& x) {
   if (visit < 0) {
     for (int k = 0; k < 9; ++k) {
@@ -46,14 +55,15 @@ PBNG_LANE_PHASE void load(Lanes& lanes, int l, int visit, const PbngP1Element* e
       lanes.edge[k][l] = lanes.shape[k][l] = lanes.R0[k][l] = identity;
     }
     for (int d = 0; d < 3; ++d) lanes.g[d][l] = 0.0;
-    lanes.volume[l] = lanes.mu[l] = lanes.lambda[l] = lanes.block_mu[l] = lanes.block_lambda[l] = 0.0;
-    lanes.corotated[l] = 1.0;
+    lanes.volume[l] = lanes.block_mu[l] = lanes.block_lambda[l] = 0.0;
+    lanes.a0[l] = lanes.c[l] = lanes.bJ[l] = lanes.b0[l] = lanes.snh[l] = 0.0;
+    lanes.closed[l] = 1.0;
     for (int k = 0; k < 9; ++k) lanes.P[k][l] = 0.0;
     lanes.element[l] = -1;
     return;
   }
   const int e = visit >> 2, local = visit & 3;
-  const PbngP1Element& element = elements[e];
+  const P1ElementRecord& element = elements[e];
   const PbngP1Material& material = materials[element.material];
   const double* x0 = x.data() + 3 * element.nodes[0];
   for (int a = 1; a < 4; ++a) {
@@ -66,36 +76,30 @@ PBNG_LANE_PHASE void load(Lanes& lanes, int l, int visit, const PbngP1Element* e
     lanes.g[d][l] = local > 0 ? element.shape[local - 1][d]
                               : -(element.shape[0][d] + element.shape[1][d] + element.shape[2][d]);
   lanes.volume[l] = element.volume;
-  lanes.mu[l] = material.mu;
-  lanes.lambda[l] = material.lambda;
   lanes.block_mu[l] = material.block_mu;
   lanes.block_lambda[l] = material.block_lambda;
-  lanes.corotated[l] = material.corotated ? 1.0 : 0.0;
-  for (int k = 0; k < 9; ++k) lanes.P[k][l] = 0.0;  // set by the material where not corotated
+  const double mu = material.mu, lambda = material.lambda;
+  lanes.a0[l] = lanes.c[l] = lanes.b0[l] = lanes.snh[l] = 0.0;
+  lanes.bJ[l] = lambda;
+  lanes.closed[l] = 1.0;
+  switch (material.stress) {
+    case PbngP1Stress::kCorotated: lanes.c[l] = 2.0 * mu; break;
+    case PbngP1Stress::kNeoHookean: lanes.a0[l] = mu, lanes.b0[l] = -mu; break;
+    case PbngP1Stress::kStableNeoHookean: lanes.a0[l] = mu, lanes.b0[l] = -0.75 * mu, lanes.snh[l] = 1.0; break;
+    case PbngP1Stress::kMaterial: lanes.closed[l] = 0.0; break;
+  }
+  for (int k = 0; k < 9; ++k) lanes.P[k][l] = 0.0;  // set by the material where no closed form
   lanes.element[l] = e;
 }
 
-// F = edge shape (edge's column a - 1 times shape's row a - 1), C = cof F, J = det F.
+// F, cof F and J of every lane (p1Deformation, core/terms/p1_element_record.hpp).
 PBNG_LANE_PHASE void deformation(Lanes& lanes) {
   for (int l = 0; l < kLanes; ++l) {
-    double F[9];
-    for (int j = 0; j < 3; ++j)
-      for (int i = 0; i < 3; ++i)
-        F[i + 3 * j] = lanes.edge[i][l] * lanes.shape[3 * j][l] + lanes.edge[i + 3][l] * lanes.shape[1 + 3 * j][l] +
-                       lanes.edge[i + 6][l] * lanes.shape[2 + 3 * j][l];
-    // cof F = [f1 x f2, f2 x f0, f0 x f1] (polar_svd.hpp's cofactor), f_k = F[3k..3k+2].
-    double C[9];
-    C[0] = F[4] * F[8] - F[5] * F[7];
-    C[1] = F[5] * F[6] - F[3] * F[8];
-    C[2] = F[3] * F[7] - F[4] * F[6];
-    C[3] = F[7] * F[2] - F[8] * F[1];
-    C[4] = F[8] * F[0] - F[6] * F[2];
-    C[5] = F[6] * F[1] - F[7] * F[0];
-    C[6] = F[1] * F[5] - F[2] * F[4];
-    C[7] = F[2] * F[3] - F[0] * F[5];
-    C[8] = F[0] * F[4] - F[1] * F[3];
+    double edge[9], shape[9], F[9], C[9], J;
+    for (int k = 0; k < 9; ++k) edge[k] = lanes.edge[k][l], shape[k] = lanes.shape[k][l];
+    p1Deformation(edge, shape, F, C, J);
     for (int k = 0; k < 9; ++k) lanes.F[k][l] = F[k], lanes.C[k][l] = C[k];
-    lanes.J[l] = F[0] * C[0] + F[1] * C[1] + F[2] * C[2];
+    lanes.J[l] = J;
   }
 }
 
@@ -118,16 +122,20 @@ void setLaneMatrix(double (&m)[9][kLanes], int l, const Mat3& M) {
   for (int k = 0; k < 9; ++k) m[k][l] = M.data()[k];
 }
 
-// P of corotated lanes (the others' P is already set), then each lane's gradient row V P g
-// and block V (2 mu |g|^2 I + lambda c c^T), c = C g (eq. 32-33).
+// P of the closed-form lanes (PbngP1Stress; the others' P is already set), then each lane's
+// gradient row V P g and block V (2 mu |g|^2 I + lambda c c^T), c = C g (eq. 32-33).
 PBNG_LANE_PHASE void contributions(Lanes& lanes) {
   for (int l = 0; l < kLanes; ++l) {
     double F[9], R[9], C[9], P[9];
     for (int k = 0; k < 9; ++k) F[k] = lanes.F[k][l], R[k] = lanes.R[k][l], C[k] = lanes.C[k][l];
-    fixedCorotatedStress(lanes.mu[l], lanes.lambda[l], F, R, C, lanes.J[l], P);
+    double Ic = 0.0;
+    for (int k = 0; k < 9; ++k) Ic += F[k] * F[k];
+    const double a = lanes.a0[l] * (1.0 - lanes.snh[l] / (Ic + 1.0));
+    const double b = lanes.bJ[l] * (lanes.J[l] - 1.0) + lanes.b0[l];
     for (int k = 0; k < 9; ++k) {
+      const double closed = a * F[k] + lanes.c[l] * (F[k] - R[k]) + b * C[k];
       const double given = lanes.P[k][l];  // loaded unconditionally: a select, not a branch
-      P[k] = lanes.corotated[l] != 0.0 ? P[k] : given;
+      P[k] = lanes.closed[l] != 0.0 ? closed : given;
     }
     const double V = lanes.volume[l];
     const double g0 = lanes.g[0][l], g1 = lanes.g[1][l], g2 = lanes.g[2][l];
@@ -157,7 +165,7 @@ PBNG_LANE_PHASE void contributions(Lanes& lanes) {
 #define PBNG_LANE_CLONES
 #endif
 PBNG_LANE_CLONES
-void addPbngP1Visits(const int* visits, int count, const PbngP1Element* elements, PbngP1Element* warm,
+void addPbngP1Visits(const int* visits, int count, const P1ElementRecord* elements, P1ElementRecord* warm,
                      const std::vector<PbngP1Material>& materials, const Positions& x, const ElasticEnergy& elastic,
                      double t, Vec3& gradient, Mat3& block, int& fallbacks) {
   Lanes lanes;
@@ -166,15 +174,18 @@ void addPbngP1Visits(const int* visits, int count, const PbngP1Element* elements
     const int n = std::min(kLanes, count - first);
     for (int l = 0; l < kLanes; ++l) load(lanes, l, l < n ? visits[first + l] : -1, elements, materials, x);
     deformation(lanes);
-    if (warm) warmRotations(lanes);
+    if (warm)
+      warmRotations(lanes);
+    else
+      std::copy(&lanes.R0[0][0], &lanes.R0[0][0] + 9 * kLanes, &lanes.R[0][0]);  // finite for c (F - R), c = 0
     for (int l = 0; l < n; ++l) {
       const int e = lanes.element[l];
-      if (lanes.corotated[l] == 0.0) {
-        // Another material: its own P (no rotation).
+      if (lanes.closed[l] == 0.0) {
+        // A material without a closed form here: its own P (no rotation).
         Mat3 P;
         elastic.material(e).evaluate(laneMatrix(lanes.F, l), elastic.pointData(e, t), nullptr, &P, nullptr);
         setLaneMatrix(lanes.P, l, P);
-      } else if (!warm || lanes.trusted[l] == 0.0) {
+      } else if (lanes.c[l] != 0.0 && (!warm || lanes.trusted[l] == 0.0)) {
         // The definition, or the warm step's fallback: the SVD's rotation.
         setLaneMatrix(lanes.R, l, polarRotation(laneMatrix(lanes.F, l)));
         if (warm) ++fallbacks;
@@ -183,7 +194,7 @@ void addPbngP1Visits(const int* visits, int count, const PbngP1Element* elements
     contributions(lanes);
     for (int l = 0; l < n; ++l) {
       for (int k = 0; k < 9; ++k) sum[k] += lanes.out[k][l];
-      if (warm && lanes.corotated[l] != 0.0) warm[lanes.element[l]].rotation = laneMatrix(lanes.R, l);
+      if (warm && lanes.c[l] != 0.0) warm[lanes.element[l]].rotation = laneMatrix(lanes.R, l);
     }
   }
   gradient += Vec3(sum[0], sum[1], sum[2]);

@@ -5,14 +5,8 @@
 // addNodeBlock with HessianKind::kApproximate (pbngApproximateTangent), without the 9x9
 // tangent.
 //
-// Why a packed record: a sweep visits every element four times, once in each of four
-// different colors, so between two visits of an element the sweep has walked over the rest
-// of the mesh and the element's data come from memory again (Res 32: 149k elements; a
-// third of the earlier kernel's samples were cache misses). Everything a visit reads and
-// writes is one 192-byte record (three cache lines, aligned): the rotation it updates, the
-// shape gradients of nodes 1-3 (node 0's is minus their sum: F = sum_{a=1..3} (x_a - x_0)
-// g_a^T), the point volume, the node indices and an index into a small table of material
-// constants. The earlier kernel read six lines from four arrays a visit.
+// The element data are P1ElementRecords (core/terms/p1_element_record.hpp), one per element,
+// read four times a sweep (once in each of four colors).
 //
 // Why lanes: a node of the Res 32 box has about 20 element visits, each a few hundred flops
 // of 3x3 algebra (F, cof F, the rotation's Newton step, P) that depend on nothing but the
@@ -23,23 +17,27 @@
 
 #include "core/support/types.hpp"
 #include "core/terms/elastic_energy.hpp"
+#include "core/terms/p1_element_record.hpp"
 
 namespace pbdlab {
 
-struct alignas(64) PbngP1Element {
-  Mat3 rotation;         // the warm-started R (corotated with Rotation::kWarmStart; else unused)
-  double shape[3][3];    // dN_a/dX of nodes a = 1, 2, 3 (rows)
-  double volume;         // the one-point quadrature volume (= the rest volume)
-  int nodes[4];          // global node indices, element order
-  int material;          // index into the solver's PbngP1Material table
-};
-static_assert(sizeof(PbngP1Element) == 192, "three cache lines");
+// The stresses the lanes evaluate in closed form, each P = a F + c (F - R) + b cof F:
+//   fixed corotated (PBNG eq. 7)   a = 0,                  c = 2 mu, b = lambda (J - 1)
+//   Neo-Hookean (eq. 8)            a = mu,                 c = 0,    b = lambda_hat (J - 1) - mu
+//   stable Neo-Hookean (eq. 10)    a = mu (1 - 1/(I_C + 1)), c = 0,  b = lambda (J - 1) - 3 mu / 4
+// (core/materials: fixed_corotated.hpp, neo_hookean.cpp, stable_neo_hookean.cpp, whose P the
+// test compares). kMaterial: the material's own evaluate (muscle, St. Venant-Kirchhoff).
+enum class PbngP1Stress { kCorotated, kNeoHookean, kStableNeoHookean, kMaterial };
+
+// The stress of a material in the lanes (kMaterial for a model without a closed form there).
+PbngP1Stress pbngP1StressOf(const Material& material);
 
 // The constants of one distinct material of the fast path.
 struct PbngP1Material {
   double block_mu, block_lambda;  // eq. 32's mu and lambda, clamped at 0
-  double mu, lambda;              // the model's own (the corotated stress)
-  bool corotated;                 // fixed corotated: P = 2 mu (F - R) + lambda (J - 1) cof F
+  double mu, lambda;              // the model's own (modelParameters: lambda_hat for Neo-Hookean)
+  PbngP1Stress stress;
+  bool corotated() const { return stress == PbngP1Stress::kCorotated; }
 };
 
 // Adds the visits visits[0..count) of one node (each 4 e + local, e indexing `elements`) to
@@ -47,9 +45,10 @@ struct PbngP1Material {
 // `warm` (the sweep; warm == elements), one Newton step from elements[e].rotation
 // (warmStartedPolarStep, polar_svd.hpp), written there (polarRotation(F), the SVD, where the
 // step is not trusted, counted in `fallbacks`); without (null), polarRotation(F), the
-// definition, and nothing written. Other materials evaluate their own P through `elastic`
-// with the element's data at time t.
-void addPbngP1Visits(const int* visits, int count, const PbngP1Element* elements, PbngP1Element* warm,
+// definition, and nothing written. Neo-Hookean and stable Neo-Hookean take their closed-form
+// P (PbngP1Stress); other materials evaluate their own through `elastic` with the element's
+// data at time t.
+void addPbngP1Visits(const int* visits, int count, const P1ElementRecord* elements, P1ElementRecord* warm,
                      const std::vector<PbngP1Material>& materials, const Positions& x, const ElasticEnergy& elastic,
                      double t, Vec3& gradient, Mat3& block, int& fallbacks);
 

@@ -94,9 +94,7 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
   fast_term_ = -1;
   for (size_t k = 0; k < terms_.size(); ++k) {
     const auto* elastic = dynamic_cast<const ElasticEnergy*>(terms_[k].get());
-    if (!elastic || elastic->elementType() != ElementType::kTet4 || elastic->isPlaneStrain() ||
-        elastic->quadraturePointsPerElement() != 1)
-      continue;
+    if (!elastic || !hasP1Records(*elastic)) continue;
     bool eligible = true;
     for (int e = 0; e < elastic->numElements() && eligible; ++e)
       eligible = usesDefaultApproximateTangent(elastic->material(e));
@@ -119,16 +117,11 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
         // modelParameters() are the (mu, lambda) of its stress (material.hpp).
         const LameParameters block = m.tangentParameters(options_.tangent_parameters);
         fast_materials_.push_back({std::max(block.mu, 0.0), std::max(block.lambda, 0.0), lame.mu, lame.lambda,
-                                   m.name() == "fixed_corotated"});
+                                   pbngP1StressOf(m)});
       }
-      PbngP1Element& fast = fast_elements_[e];
+      P1ElementRecord& fast = fast_elements_[e];
       fast.material = index;
-      fast.volume = elastic->quadratureVolume(e, 0);
-      const int* nodes = elastic->elementNodes(e);
-      const auto G = elastic->shapeGradients<4>(e, 0);
-      for (int a = 0; a < 4; ++a) fast.nodes[a] = nodes[a];
-      for (int a = 1; a < 4; ++a)
-        for (int d = 0; d < 3; ++d) fast.shape[a - 1][d] = G(a, d);
+      fillP1ElementRecord(*elastic, e, fast);
       if (!keep) fast.rotation.setIdentity();
     }
     fast_elastic_ = elastic;
@@ -211,7 +204,7 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
   // The per-element rotations survive a rebuild for new contacts (same problem, same term).
   const bool warm = fast_elastic_ && options_.rotation == PbngOptions::Rotation::kWarmStart &&
                     std::any_of(fast_materials_.begin(), fast_materials_.end(),
-                                [](const PbngP1Material& material) { return material.corotated; });
+                                [](const PbngP1Material& material) { return material.corotated(); });
   const bool kept = incremental && same_problem && fast_elastic_ == previous_fast && warm_rotations_;
   warm_rotations_ = warm;
   if (!warm || !kept) rotations_ready_ = false;
@@ -220,7 +213,7 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
 std::vector<Mat3> PbngSolver::elementRotations() const {
   std::vector<Mat3> rotations;
   if (!warm_rotations_) return rotations;
-  for (const PbngP1Element& fast : fast_elements_) rotations.push_back(fast.rotation);
+  for (const P1ElementRecord& fast : fast_elements_) rotations.push_back(fast.rotation);
   return rotations;
 }
 
@@ -229,7 +222,7 @@ void PbngSolver::startRotations(const Positions& x) {
   const int count = elastic.numElements();
 #pragma omp parallel for schedule(static) if (worthThreads(count))
   for (int e = 0; e < count; ++e) {
-    if (fast_materials_[fast_elements_[e].material].corotated) fast_elements_[e].rotation = polarRotation(elastic.deformationGradient(e, 0, x));
+    if (fast_materials_[fast_elements_[e].material].corotated()) fast_elements_[e].rotation = polarRotation(elastic.deformationGradient(e, 0, x));
   }
   rotations_ready_ = true;
 }
@@ -263,7 +256,7 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
   nodeSystem(node, x, gradient, block, nullptr, fallbacks);
 }
 
-void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, PbngP1Element* warm,
+void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, P1ElementRecord* warm,
                             int& fallbacks) const {
   gradient.setZero();
   block.setZero();
@@ -304,7 +297,7 @@ Vec3 PbngSolver::nodeStep(int node, const Positions& x) const {
   return nodeStep(node, x, nullptr, fallbacks);
 }
 
-Vec3 PbngSolver::nodeStep(int node, const Positions& x, PbngP1Element* warm, int& fallbacks) const {
+Vec3 PbngSolver::nodeStep(int node, const Positions& x, P1ElementRecord* warm, int& fallbacks) const {
   Vec3 g;
   Mat3 A;
   nodeSystem(node, x, g, A, warm, fallbacks);
@@ -369,7 +362,7 @@ void PbngSolver::projectAllOntoColliders(Positions& x) const {
   for (int i = 0; i < n; ++i) projectOntoColliders(i, x);
 }
 
-void PbngSolver::updateNode(int node, Positions& x, double& largest, PbngP1Element* warm, int& fallbacks) const {
+void PbngSolver::updateNode(int node, Positions& x, double& largest, P1ElementRecord* warm, int& fallbacks) const {
   const Vec3 dx = nodeStep(node, x, warm, fallbacks);
   const Vec3 before = x.segment<3>(3 * node);
   x.segment<3>(3 * node) += dx;  // eq. 28
@@ -413,7 +406,7 @@ double PbngSolver::sweep(Positions& x, const std::vector<std::vector<int>>& grou
   int fallbacks = 0;
   // The per-element rotations (warm start), written here only: a color's nodes share no
   // element, so each element's rotation has one writer per color.
-  PbngP1Element* warm = warm_rotations_ ? fast_elements_.data() : nullptr;
+  P1ElementRecord* warm = warm_rotations_ ? fast_elements_.data() : nullptr;
 #pragma omp parallel reduction(max : largest) reduction(+ : fallbacks) if (worthThreads(x.size() / 3))
   for (const std::vector<int>& group : groups) {
     const int count = static_cast<int>(group.size());

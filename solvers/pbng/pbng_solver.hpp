@@ -175,12 +175,12 @@ class PbngSolver : public Solver {
   // The node's system; warm = null: R from the SVD (the definition); otherwise warm is
   // fast_elements_.data(), whose rotations are read and updated in place (sweep() only),
   // counting SVD fallbacks.
-  void nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, PbngP1Element* warm,
+  void nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block, P1ElementRecord* warm,
                   int& fallbacks) const;
-  Vec3 nodeStep(int node, const Positions& x, PbngP1Element* warm, int& fallbacks) const;
+  Vec3 nodeStep(int node, const Positions& x, P1ElementRecord* warm, int& fallbacks) const;
   // Sets every fast-path element's rotation to polarRotation(F(x)) (SVD).
   void startRotations(const Positions& x);
-  void updateNode(int node, Positions& x, double& largest, PbngP1Element* warm, int& fallbacks) const;
+  void updateNode(int node, Positions& x, double& largest, P1ElementRecord* warm, int& fallbacks) const;
   void projectOntoColliders(int node, Positions& x) const;
   void projectAllOntoColliders(Positions& x) const;
 
@@ -201,7 +201,7 @@ class PbngSolver : public Solver {
   std::vector<unsigned char> fixed_mask_;       // per node: bit d = DOF d prescribed
   const ElasticEnergy* fast_elastic_ = nullptr;  // the tet4 isotropic fast path's term, or null
   int fast_term_ = -1;
-  std::vector<PbngP1Element> fast_elements_;    // per element of the fast term
+  std::vector<P1ElementRecord> fast_elements_;    // per element of the fast term
   std::vector<PbngP1Material> fast_materials_;  // the distinct materials of the fast term
   // Rotation::kWarmStart with a fixed corotated element in the fast term; rotations_ready_:
   // the rotations were set by the SVD for this table (false after a table build for another
