@@ -70,9 +70,16 @@ void BM_XpbdNeoHookeanMacklin(benchmark::State& state) {
   runSweeps(state, MaterialModel::kNeoHookean, options);
 }
 
+// The two Neo-Hookean models under their default splits ("developed", "lame"), on the P1
+// lanes like the corotated sweep (closed-form terms, core/materials/term_kinds.hpp).
+void BM_XpbdNeoHookean(benchmark::State& state) { runSweeps(state, MaterialModel::kNeoHookean, {}); }
+void BM_XpbdStableNeoHookean(benchmark::State& state) { runSweeps(state, MaterialModel::kStableNeoHookean, {}); }
+
 BENCHMARK(BM_XpbdCorotated)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_BlendedPrimalXpbdCorotated)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_XpbdSqrtPsiStvk)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_XpbdNeoHookean)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_XpbdStableNeoHookean)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_XpbdNeoHookeanMacklin)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

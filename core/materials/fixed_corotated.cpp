@@ -63,7 +63,8 @@ MaterialTerm volumeTerm(const std::string& name, double lambda) {
             }
           },
           {},
-          MaterialTermKind::kVolume};
+          MaterialTermKind::kVolume,
+          1.0};
 }
 
 void throwUnknownSplit(const std::string& model, const std::string& split, const std::vector<std::string>& valid) {

@@ -59,18 +59,25 @@ using MaterialTermEvaluator =
 using MaterialTermRoot = std::function<double(const Mat3& F, const MaterialPointData& data)>;
 
 // What a term is, for kernels that evaluate it in closed form rather than through `evaluate`
-// (the XPBD family's P1 lanes, solvers/pbd_xpbd/p1_lanes.hpp): kGeneric, only `evaluate`
-// knows; kCorotatedStretch, Psi~ = |F - R|^2, P~ = 2 (F - R) with R the polar rotation
-// (PXPBD eq. 3); kVolume, Psi~ = (J - 1)^2 / 2, P~ = (J - 1) cof F. A kind names the formula
-// `evaluate` computes: the tests check the two against each other.
-enum class MaterialTermKind { kGeneric, kCorotatedStretch, kVolume };
+// (the XPBD family's P1 lanes, solvers/pbd_xpbd/p1_lanes.hpp; the formulas are
+// closedFormTerm, core/materials/term_kinds.hpp). kGeneric: only `evaluate` knows. A kind
+// names the formula `evaluate` computes: test_term_kinds checks the two against each other.
+enum class MaterialTermKind {
+  kGeneric,
+  kCorotatedStretch,       // |F - R|^2, R the polar rotation (PXPBD eq. 3)
+  kVolume,                 // (J - s)^2 / 2, s = shift (1, or Macklin and Mueller's gamma)
+  kInvariantI2,            // (I2 - s) / 2, I2 = |F|^2 (s = 0 or 3)
+  kNeoHookeanShape,        // (I2 - 2 J - 1) / 2 (neo_hookean "developed")
+  kStableNeoHookeanShape,  // (I_C - 3)/2 - 3/4 (J - 1) - 1/2 log((I_C + 1)/4) (stable_neo_hookean)
+};
 
 struct MaterialTerm {
   std::string name;        // e.g. "mu", "lambda", "fibre"
   double stiffness = 0.0;  // k_k (Pa): mu, lambda, lambda_hat or sigma_max
   MaterialTermEvaluator evaluate;
-  MaterialTermRoot signed_root;  // r(F) with Psi~ = r^2 / 2, or empty
+  MaterialTermRoot signed_root;  // r(F) with Psi~ = r^2 / 2, or empty (kVolume's: J - s)
   MaterialTermKind kind = MaterialTermKind::kGeneric;
+  double shift = 0.0;  // the kind's constant s (above)
 };
 
 // The energy density as sum_k terms[k].stiffness * Psi~_k(F) = Psi(F) + constant, for every F

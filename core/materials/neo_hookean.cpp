@@ -89,7 +89,8 @@ class NeoHookean final : public Material {
     MaterialSplit s;
     s.name = detail::resolveSplitName(this->name(), name, splitNames());
     if (s.name == "developed") {
-      s.terms = {{"mu", mu_, developedShapeTerm, {}}, detail::volumeTerm("lambda_hat", lambda_hat_)};
+      s.terms = {{"mu", mu_, developedShapeTerm, {}, MaterialTermKind::kNeoHookeanShape},
+                 detail::volumeTerm("lambda_hat", lambda_hat_)};
       s.constant = 0.0;
       return s;
     }
@@ -113,14 +114,16 @@ class NeoHookean final : public Material {
     };
     const double rest_constant = mu_ * mu_ / (2.0 * lambda_hat_);
     if (s.name == "macklin_table2") {
-      s.terms = {{"mu", mu_, macklinTable2ShapeTerm, {}}, {"lambda_hat", lambda_hat_, volume, {}}};
+      s.terms = {{"mu", mu_, macklinTable2ShapeTerm, {}, MaterialTermKind::kInvariantI2, 3.0},
+                 {"lambda_hat", lambda_hat_, volume, {}, MaterialTermKind::kVolume, gamma}};
       s.constant = rest_constant;
       return s;
     }
     const MaterialTermRoot hydrostatic = [gamma](const Mat3& F, const MaterialPointData&) {
       return F.determinant() - gamma;
     };
-    s.terms = {{"mu", mu_, macklinMuellerShapeTerm, {}}, {"lambda_hat", lambda_hat_, volume, hydrostatic}};
+    s.terms = {{"mu", mu_, macklinMuellerShapeTerm, {}, MaterialTermKind::kInvariantI2, 0.0},
+               {"lambda_hat", lambda_hat_, volume, hydrostatic, MaterialTermKind::kVolume, gamma}};
     s.constant = 1.5 * mu_ + rest_constant;
     return s;
   }

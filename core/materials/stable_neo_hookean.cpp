@@ -64,7 +64,8 @@ class StableNeoHookean final : public Material {
     s.name = detail::resolveSplitName(this->name(), name, splitNames());
     const MaterialTermEvaluator shape = [](const Mat3& F, const MaterialPointData&, double* psi, Mat3* P,
                                            Mat9* dPdF) { evaluateStableNeoHookean(1.0, 0.0, F, psi, P, dPdF); };
-    s.terms = {{"mu", mu_, shape, {}}, detail::volumeTerm("lambda", lambda_)};
+    s.terms = {{"mu", mu_, shape, {}, MaterialTermKind::kStableNeoHookeanShape},
+               detail::volumeTerm("lambda", lambda_)};
     s.constant = 0.0;
     return s;
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/materials/polar_svd.hpp"
+#include "core/materials/term_kinds.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 
 namespace pbdlab {
@@ -11,8 +12,8 @@ namespace pbdlab {
 bool xpbdP1LanesServe(const MaterialSplit& split) {
   if (split.numTerms() > kXpbdP1MaxTerms) return false;
   for (const MaterialTerm& term : split.terms)
-    if (term.signed_root || (term.kind != MaterialTermKind::kCorotatedStretch && term.kind != MaterialTermKind::kVolume))
-      return false;
+    if (term.kind == MaterialTermKind::kGeneric || (term.signed_root && term.kind != MaterialTermKind::kVolume))
+      return false;  // a signed root the lanes know: kVolume's J - s
   return true;
 }
 
@@ -40,6 +41,7 @@ struct Lanes {
   alignas(64) double alpha[kXpbdP1MaxTerms][kLanes];  // alpha~ = alpha / dt^2 (0 where off)
   alignas(64) double on[kXpbdP1MaxTerms][kLanes];     // 1: the term is a constraint here
   alignas(64) double lambda[kXpbdP1MaxTerms][kLanes];
+  alignas(64) double shift[kXpbdP1MaxTerms][kLanes];
   int record[kLanes];
 };
 
@@ -54,7 +56,7 @@ XPBD_LANE_PHASE void load(Lanes& lanes, int l, int r, const XpbdP1Split& split, 
     for (int a = 1; a < 4; ++a) lanes.x[3 * a + a - 1][l] = 1.0;  // edges e_1, e_2, e_3
     for (int d = 0; d < 3; ++d) lanes.g0[d][l] = 0.0;
     lanes.volume[l] = 0.0;
-    for (int k = 0; k < K; ++k) lanes.alpha[k][l] = lanes.on[k][l] = lanes.lambda[k][l] = 0.0;
+    for (int k = 0; k < K; ++k) lanes.alpha[k][l] = lanes.on[k][l] = lanes.lambda[k][l] = lanes.shift[k][l] = 0.0;
     lanes.record[l] = -1;
     return;
   }
@@ -75,6 +77,7 @@ XPBD_LANE_PHASE void load(Lanes& lanes, int l, int r, const XpbdP1Split& split, 
     lanes.on[k][l] = on ? 1.0 : 0.0;
     lanes.alpha[k][l] = on ? compliance[k] * update.compliance_scale : 0.0;
     lanes.lambda[k][l] = lambda[static_cast<size_t>(r) * K + k];
+    lanes.shift[k][l] = split.shift[record.material][k];
   }
   lanes.record[l] = r;
 }
@@ -100,28 +103,23 @@ XPBD_LANE_PHASE void warmRotations(Lanes& lanes) {
   }
 }
 
-// One term of every lane: Psi~ and P~ of its kind, C = sqrt(2 V |Psi~| + 2 V eps) and
-// grad C (elementConstraint), then the XPBD or B-PXPBD update (updateConstraint), with
-// selects where the generic path returns early (the term off, near zero under "skip",
-// grad C = 0 under PBD), so that the loop has no branch.
+// One term of every lane: Psi~ and P~ of its kind (closedFormTerm), C = sqrt(2 V |Psi~| +
+// 2 V eps), negated where a signed root J - s is negative, and grad C (elementConstraint),
+// then the XPBD or B-PXPBD update (updateConstraint), with selects where the generic path
+// returns early (the term off, near zero under "skip", grad C = 0 under PBD), so that the
+// loop has no branch.
 template <MaterialTermKind kind, bool blended>
-XPBD_LANE_PHASE void updateTerm(Lanes& lanes, int k, const XpbdP1Update& update, double (*total)[kLanes]) {
+XPBD_LANE_PHASE void updateTerm(Lanes& lanes, int k, bool signed_root, const XpbdP1Update& update,
+                                double (*total)[kLanes]) {
   for (int l = 0; l < kLanes; ++l) {
-    double P[9], psi = 0.0;
-    if constexpr (kind == MaterialTermKind::kCorotatedStretch) {
-      for (int m = 0; m < 9; ++m) {
-        const double d = lanes.F[m][l] - lanes.R[m][l];
-        psi += d * d;
-        P[m] = 2.0 * d;
-      }
-    } else {
-      const double Jm1 = lanes.J[l] - 1.0;
-      psi = 0.5 * Jm1 * Jm1;
-      for (int m = 0; m < 9; ++m) P[m] = Jm1 * lanes.C[m][l];
-    }
+    double F[9], C[9], R[9], P[9];
+    for (int m = 0; m < 9; ++m) F[m] = lanes.F[m][l], C[m] = lanes.C[m][l], R[m] = lanes.R[m][l];
+    const double psi = closedFormTerm(kind, lanes.shift[k][l], F, C, lanes.J[l], R, P);
     const double V = lanes.volume[l];
-    const double magnitude = std::sqrt(2.0 * V * std::abs(psi) + 2.0 * V * update.eps);
-    const double scale = magnitude > 0.0 ? V / magnitude : 0.0;  // grad C = V P~ dN/dX / C
+    const double unsigned_magnitude = std::sqrt(2.0 * V * std::abs(psi) + 2.0 * V * update.eps);
+    const bool negative = signed_root && lanes.J[l] - lanes.shift[k][l] < 0.0;
+    const double magnitude = negative ? -unsigned_magnitude : unsigned_magnitude;  // C
+    const double scale = unsigned_magnitude > 0.0 ? V / magnitude : 0.0;  // grad C = V P~ dN/dX / C
     double gradient[12];
     const double g0[3] = {lanes.g0[0][l], lanes.g0[1][l], lanes.g0[2][l]};
     for (int i = 0; i < 3; ++i)
@@ -175,6 +173,7 @@ XPBD_LANE_PHASE void sweepBatches(const XpbdP1Split& split, const XpbdP1Update& 
     }
     for (int k = 0; k < K; ++k) {
       deformation(lanes);
+      const bool signed_root = split.signed_root[k] != 0;
       if (split.kinds[k] == MaterialTermKind::kCorotatedStretch) {
         if (update.warm_rotations) {
           warmRotations(lanes);
@@ -189,12 +188,27 @@ XPBD_LANE_PHASE void sweepBatches(const XpbdP1Split& split, const XpbdP1Update& 
           for (int m = 0; m < 9; ++m) lanes.R[m][l] = R.data()[m];
           if (update.warm_rotations) ++fallbacks;
         }
-        updateTerm<MaterialTermKind::kCorotatedStretch, blended>(lanes, k, update, total[k]);
+        updateTerm<MaterialTermKind::kCorotatedStretch, blended>(lanes, k, signed_root, update, total[k]);
         if (update.warm_rotations)
           for (int l = 0; l < n; ++l)
             for (int m = 0; m < 9; ++m) records[first + l].rotation.data()[m] = lanes.R[m][l];
       } else {
-        updateTerm<MaterialTermKind::kVolume, blended>(lanes, k, update, total[k]);
+        switch (split.kinds[k]) {
+          case MaterialTermKind::kVolume:
+            updateTerm<MaterialTermKind::kVolume, blended>(lanes, k, signed_root, update, total[k]);
+            break;
+          case MaterialTermKind::kInvariantI2:
+            updateTerm<MaterialTermKind::kInvariantI2, blended>(lanes, k, signed_root, update, total[k]);
+            break;
+          case MaterialTermKind::kNeoHookeanShape:
+            updateTerm<MaterialTermKind::kNeoHookeanShape, blended>(lanes, k, signed_root, update, total[k]);
+            break;
+          case MaterialTermKind::kStableNeoHookeanShape:
+            updateTerm<MaterialTermKind::kStableNeoHookeanShape, blended>(lanes, k, signed_root, update, total[k]);
+            break;
+          case MaterialTermKind::kCorotatedStretch:
+          case MaterialTermKind::kGeneric: break;  // handled above; refused by xpbdP1LanesServe
+        }
       }
     }
     for (int l = 0; l < n; ++l) {

@@ -1,7 +1,7 @@
 #pragma once
 // The XPBD family's fast path for P1 tetrahedra whose split terms have closed forms
-// (MaterialTermKind: the corotated stretch |F - R|^2 and the volume (J - 1)^2 / 2, PXPBD
-// eq. 3-5): the same update as XpbdSolver's generic element path (elementConstraint and
+// (MaterialTermKind, core/materials/term_kinds.hpp: fixed corotated's "pxpbd" split, PXPBD
+// eq. 3-5; Neo-Hookean's three splits; stable Neo-Hookean's "lame"): the same update as XpbdSolver's generic element path (elementConstraint and
 // updateConstraint, xpbd_solver.cpp), on P1ElementRecords (core/terms/p1_element_record.hpp)
 // stored in sweep (color) order, evaluated kXpbdP1Lanes elements at a time.
 //
@@ -28,11 +28,14 @@ namespace pbdlab {
 
 constexpr int kXpbdP1MaxTerms = 4;
 
-// The kernel's view of a split: its term kinds (shared by every material of the fast path)
-// and each material's compliances alpha_k = 1 / k_k, 0 for PBD (infinite: the term is off).
+// The kernel's view of a split: its term kinds and whether each is a signed root (shared by
+// every material of the fast path), and each material's compliances alpha_k = 1 / k_k, 0 for
+// PBD (infinite: the term is off) and kind constants (MaterialTerm::shift).
 struct XpbdP1Split {
   std::vector<MaterialTermKind> kinds;
+  std::vector<char> signed_root;
   std::vector<std::array<double, kXpbdP1MaxTerms>> compliance;  // per material
+  std::vector<std::array<double, kXpbdP1MaxTerms>> shift;       // per material
 };
 
 // Whether a split's terms all have kinds the kernel evaluates (and few enough of them).

@@ -164,15 +164,22 @@ void XpbdSolver::setup(const Problem& problem) {
     use_p1_lanes_ = use_p1_lanes_ && xpbdP1LanesServe(split);
     for (int k = 0; use_p1_lanes_ && k < split.numTerms(); ++k)
       use_p1_lanes_ = split.numTerms() == splits_.front().numTerms() &&
-                      split.terms[k].kind == splits_.front().terms[k].kind;
+                      split.terms[k].kind == splits_.front().terms[k].kind &&
+                      !split.terms[k].signed_root == !splits_.front().terms[k].signed_root;
   }
   records_.clear();
   p1_split_ = {};
   rotations_ready_ = false;
   if (use_p1_lanes_) {
-    for (const MaterialTerm& term : splits_.front().terms) p1_split_.kinds.push_back(term.kind);
+    for (const MaterialTerm& term : splits_.front().terms) {
+      p1_split_.kinds.push_back(term.kind);
+      p1_split_.signed_root.push_back(term.signed_root ? 1 : 0);
+    }
     const int K = splits_.front().numTerms();
     p1_split_.compliance.assign(splits_.size(), {});
+    p1_split_.shift.assign(splits_.size(), {});
+    for (size_t i = 0; i < splits_.size(); ++i)
+      for (int k = 0; k < K; ++k) p1_split_.shift[i][k] = splits_[i].terms[k].shift;
     records_.resize(num_elements);
     for (int s = 0; s < num_elements; ++s) {
       for (int k = 0; k < K; ++k) p1_split_.compliance[split_of_slot_[s]][k] = compliance_[first_constraint_[s] + k];

@@ -22,6 +22,7 @@
 #include "core/materials/material.hpp"
 #include "core/materials/muscle.hpp"
 #include "core/materials/polar_svd.hpp"
+#include "core/materials/term_kinds.hpp"
 #include "tests/support/finite_difference.hpp"
 #include "tests/support/random_samples.hpp"
 
@@ -792,6 +793,39 @@ TEST(MaterialSplitNames, SignedRootsSquareToTheirTerms) {
     }
   }
   EXPECT_EQ(roots, 1);
+}
+
+// A term's kind names the closed form its evaluate computes (closedFormTerm, term_kinds.hpp;
+// the XPBD lanes evaluate the kind, the generic path evaluate): the two agree on every split
+// that carries kinds, inverted and near-singular F included. The kinds carried: fixed
+// corotated's "pxpbd", Neo-Hookean's three, stable Neo-Hookean's "lame"; St. Venant-Kirchhoff
+// and the muscle have none besides the corotated ones the muscle reuses.
+TEST(MaterialSplitNames, TermKindsAreTheirTermsClosedForms) {
+  std::mt19937 rng(505u);
+  int checked = 0;
+  for (const SplitCase& c : kAllSplits) {
+    const auto material = makeMaterial(specFor(c.model));
+    for (const MaterialTerm& term : material->split(c.split).terms) {
+      if (term.kind == MaterialTermKind::kGeneric) continue;
+      ++checked;
+      for (Family family : {Family::kWellConditioned, Family::kInverted, Family::kNearSingular})
+        for (int n = 0; n < kSamplesPerFamily; ++n) {
+          const MaterialPointData data = randomPointData(n, rng);
+          const Mat3 F = sampleFor(c.model, family, n, data, rng);
+          double psi = 0.0;
+          Mat3 P;
+          term.evaluate(F, data, &psi, &P, nullptr);
+          const Mat3 C = cofactor(F), R = polarRotation(F);
+          Mat3 closed_P;
+          const double closed_psi =
+              closedFormTerm(term.kind, term.shift, F.data(), C.data(), F.determinant(), R.data(), closed_P.data());
+          EXPECT_NEAR(closed_psi, psi, 1e-12 * (1.0 + std::abs(psi))) << splitCaseName(c) << " " << term.name;
+          EXPECT_LT((closed_P - P).norm(), 1e-12 * (1.0 + P.norm())) << splitCaseName(c) << " " << term.name;
+          if (term.signed_root) EXPECT_NEAR(term.signed_root(F, data), F.determinant() - term.shift, 1e-13);
+        }
+    }
+  }
+  EXPECT_EQ(checked, 12);  // corotated 2, muscle 2 of 3, Neo-Hookean 3 x 2, stable Neo-Hookean 2
 }
 
 TEST(MaterialSplitNames, DevelopedShapeTermIsNegativeUnderDilation) {
