@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "benchmarks/omp_threads.hpp"
+#include "benchmarks/pbng_sweep_loop.hpp"
 #include "benchmarks/xpbd_sweep_loop.hpp"
 #include "meshes/box_mesh.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
@@ -38,23 +39,7 @@ void sweepModel(benchmark::State& state, MaterialModel model, PbngOptions::Rotat
   PbngOptions options;
   options.rotation = rotation;
   PbngSolver solver(options);
-  solver.setup(problem);
-  const State start = initialState(problem);
-  const StepObjective objective(problem, start.x, start.v, 0);
-  Positions x0;
-  solver.beginStep(objective, x0);
-  Positions x = x0;
-  int sweeps = 0;
-  for (auto _ : state) {
-    // A new step every 40 sweeps (the paper's iterations a frame), outside the timing.
-    if (++sweeps % 40 == 0) {
-      state.PauseTiming();
-      x = x0;
-      state.ResumeTiming();
-    }
-    solver.sweep(x);
-    benchmark::ClobberMemory();
-  }
+  const Positions x = bench::timePbngSweeps(state, solver, problem);
   state.counters["vertices"] = problem.numNodes();
   state.counters["tets"] = problem.mesh.numElements();
   state.counters["colors"] = solver.numColors();

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "benchmarks/omp_threads.hpp"
+#include "benchmarks/pbng_sweep_loop.hpp"
 #include "benchmarks/xpbd_sweep_loop.hpp"
 #include "meshes/box_mesh.hpp"
 #include "solvers/pbng/pbng_solver.hpp"
@@ -55,24 +56,11 @@ void BM_Pbng(benchmark::State& state) {
   const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
   const Problem& problem = boxFor(static_cast<int>(state.range(0)));
   PbngSolver solver;
-  solver.setup(problem);
-  const State start = initialState(problem);
-  const StepObjective objective(problem, start.x, start.v, 0);
-  Positions x0;
-  solver.beginStep(objective, x0);
-  Positions x = x0;
-  int sweeps = 0;
-  for (auto _ : state) {
-    if (++sweeps % 40 == 0) {
-      state.PauseTiming();
-      x = x0;
-      state.ResumeTiming();
-    }
-    solver.sweep(x);
-    benchmark::ClobberMemory();
-  }
+  const Positions x = bench::timePbngSweeps(state, solver, problem);
   setCounters(state, problem, 4.0 * problem.mesh.numElements());
   state.counters["colors"] = solver.numColors();
+  state.counters["fallbacks"] =
+      benchmark::Counter(static_cast<double>(solver.rotationFallbacks()), benchmark::Counter::kAvgIterations);
   if (!x.allFinite()) state.SkipWithError("positions became non-finite");
 }
 
@@ -86,6 +74,9 @@ void BM_Xpbd(benchmark::State& state) {
   const Positions x = bench::timeXpbdSweeps(state, solver, problem, 40);
   setCounters(state, problem, problem.mesh.numElements());
   state.counters["colors"] = solver.numElementColors();
+  // SVD fallbacks of the warm-started rotation per sweep (of one visit a tet).
+  state.counters["fallbacks"] =
+      benchmark::Counter(static_cast<double>(solver.rotationFallbacks()), benchmark::Counter::kAvgIterations);
   if (!x.allFinite()) state.SkipWithError("positions became non-finite");
 }
 

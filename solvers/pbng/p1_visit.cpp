@@ -14,6 +14,22 @@ PbngP1Stress pbngP1StressOf(const Material& material) {
   return PbngP1Stress::kMaterial;
 }
 
+PbngP1Material pbngP1Material(const Material& material, const LameParameters& block) {
+  PbngP1Material m;
+  m.block_mu = std::max(block.mu, 0.0);
+  m.block_lambda = std::max(block.lambda, 0.0);
+  m.stress = pbngP1StressOf(material);
+  const LameParameters own = material.modelParameters();
+  m.bJ = own.lambda;
+  switch (m.stress) {
+    case PbngP1Stress::kCorotated: m.c = 2.0 * own.mu; break;
+    case PbngP1Stress::kNeoHookean: m.a0 = own.mu, m.b0 = -own.mu; break;
+    case PbngP1Stress::kStableNeoHookean: m.a0 = own.mu, m.b0 = -0.75 * own.mu, m.snh = 1.0; break;
+    case PbngP1Stress::kMaterial: m.bJ = 0.0; break;
+  }
+  return m;
+}
+
 namespace {
 
 // The phases below run inside addPbngP1Visits's target clones (one per instruction set), so
@@ -78,16 +94,12 @@ PBNG_LANE_PHASE void load(Lanes& lanes, int l, int visit, const P1ElementRecord*
   lanes.volume[l] = element.volume;
   lanes.block_mu[l] = material.block_mu;
   lanes.block_lambda[l] = material.block_lambda;
-  const double mu = material.mu, lambda = material.lambda;
-  lanes.a0[l] = lanes.c[l] = lanes.b0[l] = lanes.snh[l] = 0.0;
-  lanes.bJ[l] = lambda;
-  lanes.closed[l] = 1.0;
-  switch (material.stress) {
-    case PbngP1Stress::kCorotated: lanes.c[l] = 2.0 * mu; break;
-    case PbngP1Stress::kNeoHookean: lanes.a0[l] = mu, lanes.b0[l] = -mu; break;
-    case PbngP1Stress::kStableNeoHookean: lanes.a0[l] = mu, lanes.b0[l] = -0.75 * mu, lanes.snh[l] = 1.0; break;
-    case PbngP1Stress::kMaterial: lanes.closed[l] = 0.0; break;
-  }
+  lanes.a0[l] = material.a0;
+  lanes.c[l] = material.c;
+  lanes.bJ[l] = material.bJ;
+  lanes.b0[l] = material.b0;
+  lanes.snh[l] = material.snh;
+  lanes.closed[l] = material.stress != PbngP1Stress::kMaterial ? 1.0 : 0.0;
   for (int k = 0; k < 9; ++k) lanes.P[k][l] = 0.0;  // set by the material where no closed form
   lanes.element[l] = e;
 }
@@ -124,18 +136,32 @@ void setLaneMatrix(double (&m)[9][kLanes], int l, const Mat3& M) {
 
 // P of the closed-form lanes (PbngP1Stress; the others' P is already set), then each lane's
 // gradient row V P g and block V (2 mu |g|^2 I + lambda c c^T), c = C g (eq. 32-33).
+// `uniform`: the stress of every lane when the term has one material (the common case: the
+// formula without the others' terms and selects; kMaterial stands for mixed materials or a
+// material without a closed form, whose lanes take the general form with a select).
+template <PbngP1Stress uniform>
 PBNG_LANE_PHASE void contributions(Lanes& lanes) {
   for (int l = 0; l < kLanes; ++l) {
     double F[9], R[9], C[9], P[9];
     for (int k = 0; k < 9; ++k) F[k] = lanes.F[k][l], R[k] = lanes.R[k][l], C[k] = lanes.C[k][l];
-    double Ic = 0.0;
-    for (int k = 0; k < 9; ++k) Ic += F[k] * F[k];
-    const double a = lanes.a0[l] * (1.0 - lanes.snh[l] / (Ic + 1.0));
     const double b = lanes.bJ[l] * (lanes.J[l] - 1.0) + lanes.b0[l];
-    for (int k = 0; k < 9; ++k) {
-      const double closed = a * F[k] + lanes.c[l] * (F[k] - R[k]) + b * C[k];
-      const double given = lanes.P[k][l];  // loaded unconditionally: a select, not a branch
-      P[k] = lanes.closed[l] != 0.0 ? closed : given;
+    if constexpr (uniform == PbngP1Stress::kCorotated) {
+      for (int k = 0; k < 9; ++k) P[k] = lanes.c[l] * (F[k] - R[k]) + b * C[k];
+    } else if constexpr (uniform == PbngP1Stress::kNeoHookean) {
+      for (int k = 0; k < 9; ++k) P[k] = lanes.a0[l] * F[k] + b * C[k];
+    } else {
+      double Ic = 0.0;
+      for (int k = 0; k < 9; ++k) Ic += F[k] * F[k];
+      const double a = lanes.a0[l] * (1.0 - lanes.snh[l] / (Ic + 1.0));
+      for (int k = 0; k < 9; ++k) {
+        const double closed = a * F[k] + lanes.c[l] * (F[k] - R[k]) + b * C[k];
+        if constexpr (uniform == PbngP1Stress::kStableNeoHookean) {
+          P[k] = closed;
+        } else {
+          const double given = lanes.P[k][l];  // loaded unconditionally: a select, not a branch
+          P[k] = lanes.closed[l] != 0.0 ? closed : given;
+        }
+      }
     }
     const double V = lanes.volume[l];
     const double g0 = lanes.g[0][l], g1 = lanes.g[1][l], g2 = lanes.g[2][l];
@@ -169,6 +195,7 @@ void addPbngP1Visits(const int* visits, int count, const P1ElementRecord* elemen
                      const std::vector<PbngP1Material>& materials, const Positions& x, const ElasticEnergy& elastic,
                      double t, Vec3& gradient, Mat3& block, int& fallbacks) {
   Lanes lanes;
+  const PbngP1Stress uniform = materials.size() == 1 ? materials.front().stress : PbngP1Stress::kMaterial;
   double sum[9] = {};  // the gradient and the block's six entries, summed in visit order
   for (int first = 0; first < count; first += kLanes) {
     const int n = std::min(kLanes, count - first);
@@ -191,7 +218,12 @@ void addPbngP1Visits(const int* visits, int count, const P1ElementRecord* elemen
         if (warm) ++fallbacks;
       }
     }
-    contributions(lanes);
+    switch (uniform) {
+      case PbngP1Stress::kCorotated: contributions<PbngP1Stress::kCorotated>(lanes); break;
+      case PbngP1Stress::kNeoHookean: contributions<PbngP1Stress::kNeoHookean>(lanes); break;
+      case PbngP1Stress::kStableNeoHookean: contributions<PbngP1Stress::kStableNeoHookean>(lanes); break;
+      case PbngP1Stress::kMaterial: contributions<PbngP1Stress::kMaterial>(lanes); break;
+    }
     for (int l = 0; l < n; ++l) {
       for (int k = 0; k < 9; ++k) sum[k] += lanes.out[k][l];
       if (warm && lanes.c[l] != 0.0) warm[lanes.element[l]].rotation = laneMatrix(lanes.R, l);

@@ -32,13 +32,19 @@ enum class PbngP1Stress { kCorotated, kNeoHookean, kStableNeoHookean, kMaterial 
 // The stress of a material in the lanes (kMaterial for a model without a closed form there).
 PbngP1Stress pbngP1StressOf(const Material& material);
 
-// The constants of one distinct material of the fast path.
+// The constants of one distinct material of the fast path: eq. 32's block parameters and the
+// closed-form stress's coefficients, P = a F + c (F - R) + (b_J (J - 1) + b_0) cof F with
+// a = a_0 (1 - snh / (I_C + 1)) (pbngP1Material fills them from the model's own mu, lambda).
 struct PbngP1Material {
   double block_mu, block_lambda;  // eq. 32's mu and lambda, clamped at 0
-  double mu, lambda;              // the model's own (modelParameters: lambda_hat for Neo-Hookean)
   PbngP1Stress stress;
+  double a0 = 0.0, c = 0.0, bJ = 0.0, b0 = 0.0, snh = 0.0;
   bool corotated() const { return stress == PbngP1Stress::kCorotated; }
 };
+
+// The fast path's constants of `material` with eq. 32's block parameters `block`
+// (modelParameters(): lambda_hat for Neo-Hookean).
+PbngP1Material pbngP1Material(const Material& material, const LameParameters& block);
 
 // Adds the visits visits[0..count) of one node (each 4 e + local, e indexing `elements`) to
 // its gradient row and block, in visit order. The rotation of a corotated element: with

@@ -111,13 +111,9 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
       int index = static_cast<int>(found - distinct.begin());
       if (found == distinct.end()) {
         distinct.push_back(&m);
-        const LameParameters lame = m.modelParameters();
         // Eq. 32's (mu, lambda): the Lamé parameters of (E, nu) or the model's own
-        // (tangent_parameters), clamped at 0 as pbngApproximateTangent does; fixed_corotated's
-        // modelParameters() are the (mu, lambda) of its stress (material.hpp).
-        const LameParameters block = m.tangentParameters(options_.tangent_parameters);
-        fast_materials_.push_back({std::max(block.mu, 0.0), std::max(block.lambda, 0.0), lame.mu, lame.lambda,
-                                   pbngP1StressOf(m)});
+        // (tangent_parameters), clamped at 0 as pbngApproximateTangent does.
+        fast_materials_.push_back(pbngP1Material(m, m.tangentParameters(options_.tangent_parameters)));
       }
       P1ElementRecord& fast = fast_elements_[e];
       fast.material = index;
