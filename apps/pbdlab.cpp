@@ -295,7 +295,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> report_runs;
   std::string report_out = "runs/report";
   CLI::App* report = app.add_subcommand("report", "Build an HTML report (and a Markdown twin) from run folders");
-  report->add_option("runs", report_runs, "Run folders (each with summary.json and iterations.csv)")->required();
+  report->add_option("runs", report_runs,
+                    "Run folders (each with summary.json and iterations.csv), or benchmark folders "
+                    "(sweep_times.json of benchmarks/scaling_table.py --out-dir: the Sweep time section)")
+      ->required();
   report->add_option("--out", report_out, "Output folder (default runs/report)");
   std::string report_skipped;
   report->add_option("--skipped", report_skipped, "skipped.json of `pbdlab validate`: list the runs it did not make")

@@ -10,7 +10,9 @@ only these files (so it can be rebuilt without rerunning) and writes OUT_DIR/rep
 (self-contained, figures embedded), OUT_DIR/report.md and OUT_DIR/figures/*.png|svg, and prints
 the verdict as its last line (`verdict: N runs, M metrics passed, ...`) for `pbdlab validate`.
 --cases names the folder of the validation case files: each case's description and what its
-metrics measure. docs/reports.md describes the contents.
+metrics measure. A folder with sweep_times.json and no summary.json (benchmarks/scaling_table.py
+--out-dir) is a benchmark folder: its table goes to the Sweep time section. docs/reports.md
+describes the contents.
 
 The code is the package pbdlab_report beside this file (its __init__ lists the modules). This
 script stays, as the path pbdlab runs (<data dir>/reports/make_report.py).

@@ -17,6 +17,7 @@ never pulls in matplotlib and a figure never depends on how the page is written:
     sweeps        parameter sweeps: grouping, figure, table, section
     tables        the runs, metrics, convergence and skipped tables
     machine       the hardware, threading and build table
+    sweep_times   benchmark folders (sweep_times.json of benchmarks/scaling_table.py): read, checked, tabled
     sections      the report as (heading, kind, content) items, the verdict first
     writers       those items as HTML and as Markdown
     cli           make_report and main: read everything, draw, write, print the verdict

@@ -13,6 +13,7 @@ from .document import write_atomically
 from .drawing import colors_for
 from .reading import ReportError, group_by_case, load_run, read_cases, read_skipped
 from .sections import build_sections
+from .sweep_times import is_benchmark_folder, read_sweep_times
 from .series import group_by_series, series_figures, series_profile_figures
 from .sweeps import group_by_sweep, sweep_figure
 from .verdict import verdict_line
@@ -20,9 +21,14 @@ from .writers import render_html, render_markdown
 
 
 def make_report(run_dirs, out_dir, step=None, skipped_path=None, cases_dir=None):
-    """Reads every run first (so a broken input stops before anything is written), then writes.
-    Returns the HTML's path and the verdict counts."""
-    runs = [load_run(d) for d in run_dirs]
+    """Reads every run and benchmark folder first (so a broken input stops before anything is
+    written), then writes. Returns the HTML's path and the verdict counts."""
+    runs, benchmarks = [], []
+    for d in run_dirs:
+        if is_benchmark_folder(d):
+            benchmarks.append(read_sweep_times(d))
+        else:
+            runs.append(load_run(d))
     skipped = read_skipped(skipped_path)
     case_files = read_cases(cases_dir)
     cases = group_by_case(runs)
@@ -52,7 +58,7 @@ def make_report(run_dirs, out_dir, step=None, skipped_path=None, cases_dir=None)
     sweeps = group_by_sweep(runs, skipped)
     sweep_figs = {name: sweep_figure(name, sweep, figures_dir) for name, sweep in sweeps.items()}
     items, counts = build_sections(cases, runs, figures, series, series_figs, step, skipped, sweeps, sweep_figs,
-                                   case_files)
+                                   case_files, benchmarks)
     generated = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     write_atomically(os.path.join(out_dir, "report.html"), render_html(items, generated).encode("utf-8"))
     write_atomically(os.path.join(out_dir, "report.md"), render_markdown(items, generated).encode("utf-8"))
@@ -70,7 +76,9 @@ def main(argv=None):
     parser.add_argument("--cases", default=None, metavar="DIR",
                         help="folder of the validation case files (*.json): each case's description and what "
                              "its metrics measure")
-    parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="directory written by `pbdlab run`")
+    parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
+                        help="directory written by `pbdlab run`, or by benchmarks/scaling_table.py --out-dir "
+                             "(sweep_times.json: the Sweep time section)")
     args = parser.parse_args(argv)
     try:
         path, counts = make_report(args.run_dirs, args.out, args.step, args.skipped, args.cases)

@@ -1,12 +1,14 @@
 """The report as a list of (heading, kind, content) items, in order: the verdict summary and the
-contents first, then runs, skipped pairs, cases, series, sweeps, metrics, convergence and the
-machine. Both writers render the same items, so the HTML and the Markdown say the same."""
+contents first, then runs, skipped pairs, cases, series, sweeps, metrics, convergence, the
+machine and the benchmark folders' sweep times. Both writers render the same items, so the HTML
+and the Markdown say the same."""
 from collections import OrderedDict
 
 from .claims import ledger_sections
 from .document import Bold, Heading, Link, case_anchor, metric_anchor
 from .machine import machine_table
 from .series import series_table
+from .sweep_times import sweep_time_sections
 from .sweeps import sweep_sections
 from .tables import (case_description, case_metric_table, common_root, convergence_table, metric_table,
                      runs_table, skipped_table, validate_layout)
@@ -14,9 +16,15 @@ from .values import fmt_number, plural
 from .verdict import gate_metric, verdict_counts
 
 
-def summary_blocks(counts, has_metrics):
+def summary_blocks(counts, has_metrics, benchmarks=0):
     """The verdict at the top of the report: the counts, then every failure, every run that did not
-    reach its target, each linked to where the report shows it."""
+    reach its target, each linked to where the report shows it. Benchmark folders are counted,
+    never judged."""
+    measured = [Link(plural(benchmarks, "benchmark folder"), "sweep-time"), ": ms per sweep, measured, not judged."]
+    if not counts["runs"]:
+        # Only benchmark folders: run counts of zero would say nothing.
+        return [("p", [Bold("No verdict: no run folders, only benchmark folders.")], "headline"),
+                ("ul", [measured], None)]
     failed, not_converged, roundoff = counts["failed"], counts["not_converged"], counts["roundoff"]
     gated = counts["passed"] + len(failed)
     if failed:
@@ -39,7 +47,7 @@ def summary_blocks(counts, has_metrics):
               f"expected divergence), {len(unexpected)} not allowed."],
              [f"{plural(len(roundoff), 'run')} at the round-off floor above the target: the update fell below the positions' "
               "round-off before the relative residual reached the target (the gates accept it; the target was not "
-              "reached)."]]
+              "reached)."]] + ([measured] if benchmarks else [])
     blocks = [("p", headline, "headline"), ("ul", items, None)]
     if failed:
         blocks.append(("p", [Bold("Failed metrics:")], None))
@@ -92,9 +100,10 @@ def contents_blocks(items):
 
 
 def build_sections(cases, runs, figures, series, series_figs, step, skipped=(), sweeps=None, sweep_figs=None,
-                   case_files=None):
+                   case_files=None, benchmarks=()):
     """The report as (heading, kind, content) items that both writers render the same way; the
-    verdict and the contents come first."""
+    verdict and the contents come first. Without runs (benchmark folders only) the run sections
+    are left out: empty tables would only look like missing data."""
     case_files = case_files or {}
     metric_rows = metric_table(cases)
     counts = verdict_counts(cases, runs, skipped)
@@ -102,12 +111,14 @@ def build_sections(cases, runs, figures, series, series_figs, step, skipped=(), 
     layout = validate_layout(runs, root)
     where = (f" Run folders: {root}/<case>/<solver>." if layout
              else f" Directories are relative to {root}." if root else "")
-    items = [(Heading("Runs", "runs"), "text",
-              "How the steps ended (summary.json's stop_reason): converged = the relative residual reached the "
-              "target; stopped at the round-off floor = the update fell below the positions' round-off first (said "
-              "when that was above the target: the target was not reached); stopped at the iteration or time "
-              "budget; stalled; diverged. Nodes include P2/P3 midside nodes." + where),
-             (None, "table", runs_table(cases, root, directories=not layout))]
+    items = []
+    if runs:
+        items += [(Heading("Runs", "runs"), "text",
+                   "How the steps ended (summary.json's stop_reason): converged = the relative residual reached the "
+                   "target; stopped at the round-off floor = the update fell below the positions' round-off first "
+                   "(said when that was above the target: the target was not reached); stopped at the iteration or "
+                   "time budget; stalled; diverged. Nodes include P2/P3 midside nodes." + where),
+                  (None, "table", runs_table(cases, root, directories=not layout))]
     if skipped:
         items.append((Heading("Skipped", "skipped"), "text",
                       f"{len(skipped)} (case, solver) pairs were not run: the solver rejects the case's scene "
@@ -136,21 +147,24 @@ def build_sections(cases, runs, figures, series, series_figs, step, skipped=(), 
     if sweep_items:
         sweep_items[0] = (Heading("Sweeps", "sweeps"),) + sweep_items[0][1:]
     items += sweep_items
-    note = (f"{counts['passed']} passed, {len(counts['failed'])} failed, {counts['not_gated']} not gated. "
-            "Every metric of every run; each case's section says what they measure."
-            if metric_rows[1] else "No run has a metrics.json (written by the validation runner); no metrics to show.")
-    items.append((Heading("Metrics", "metrics"), "text", note))
-    if metric_rows[1]:
-        items.append((None, "table", metric_rows))
-    items.append((Heading("Convergence", "convergence"), "text",
-                  "Iterations and solver seconds until the relative residual first reaches each threshold "
-                  f"in {'step ' + str(step) if step is not None else 'the last step'} "
-                  "(from metrics.json when it records that step, else from iterations.csv). — : never reached."))
-    items.append((None, "table", convergence_table(cases, step)))
-    items.append((Heading("Machine", "machine"), "table", machine_table(runs)))
+    if runs:
+        note = (f"{counts['passed']} passed, {len(counts['failed'])} failed, {counts['not_gated']} not gated. "
+                "Every metric of every run; each case's section says what they measure." if metric_rows[1]
+                else "No run has a metrics.json (written by the validation runner); no metrics to show.")
+        items.append((Heading("Metrics", "metrics"), "text", note))
+        if metric_rows[1]:
+            items.append((None, "table", metric_rows))
+        items.append((Heading("Convergence", "convergence"), "text",
+                      "Iterations and solver seconds until the relative residual first reaches each threshold "
+                      f"in {'step ' + str(step) if step is not None else 'the last step'} "
+                      "(from metrics.json when it records that step, else from iterations.csv). — : never reached."))
+        items.append((None, "table", convergence_table(cases, step)))
+        items.append((Heading("Machine", "machine"), "table", machine_table(runs)))
+    items += sweep_time_sections(benchmarks)
     verdict_class = "fail" if counts["failed"] else "pass" if metric_rows[1] else ""
     items = ledger_sections(case_files, cases) + items
     head = [(Heading("Summary", "summary"), "blocks",
-             {"class": f"verdict {verdict_class}".strip(), "blocks": summary_blocks(counts, bool(metric_rows[1]))}),
+             {"class": f"verdict {verdict_class}".strip(),
+              "blocks": summary_blocks(counts, bool(metric_rows[1]), len(benchmarks))}),
             (Heading("Contents", "contents"), "blocks", {"class": None, "blocks": contents_blocks(items)})]
     return head + items, counts
