@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/materials/polar_svd.hpp"
+#include "core/materials/rotation_lanes.hpp"
 #include "core/materials/term_kinds.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 
@@ -94,14 +94,6 @@ XPBD_LANE_PHASE void deformation(Lanes& lanes) {
   }
 }
 
-XPBD_LANE_PHASE void warmRotations(Lanes& lanes) {
-  for (int l = 0; l < kLanes; ++l) {
-    double F[9], R0[9], R[9];
-    for (int k = 0; k < 9; ++k) F[k] = lanes.F[k][l], R0[k] = lanes.R0[k][l];
-    lanes.trusted[l] = warmStartedPolarStep(F, R0, R) ? 1.0 : 0.0;
-    for (int k = 0; k < 9; ++k) lanes.R[k][l] = R[k];
-  }
-}
 
 // One term of every lane: Psi~ and P~ of its kind (closedFormTerm), C = sqrt(2 V |Psi~| +
 // 2 V eps), negated where a signed root J - s is negative, and grad C (elementConstraint),
@@ -176,16 +168,13 @@ XPBD_LANE_PHASE void sweepBatches(const XpbdP1Split& split, const XpbdP1Update& 
       const bool signed_root = split.signed_root[k] != 0;
       if (split.kinds[k] == MaterialTermKind::kCorotatedStretch) {
         if (update.warm_rotations) {
-          warmRotations(lanes);
+          warmRotationLanes(lanes.F, lanes.R0, lanes.R, lanes.trusted);
         } else {
           for (int l = 0; l < kLanes; ++l) lanes.trusted[l] = 0.0;
         }
         for (int l = 0; l < n; ++l) {
           if (lanes.trusted[l] != 0.0) continue;
-          Mat3 F;
-          for (int m = 0; m < 9; ++m) F.data()[m] = lanes.F[m][l];
-          const Mat3 R = polarRotation(F);
-          for (int m = 0; m < 9; ++m) lanes.R[m][l] = R.data()[m];
+          polarRotationLane(lanes.F, l, lanes.R);
           if (update.warm_rotations) ++fallbacks;
         }
         updateTerm<MaterialTermKind::kCorotatedStretch, blended>(lanes, k, signed_root, update, total[k]);

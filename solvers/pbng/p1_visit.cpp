@@ -2,32 +2,12 @@
 
 #include <algorithm>
 
-#include "core/materials/polar_svd.hpp"
+#include "core/materials/rotation_lanes.hpp"
 
 namespace pbdlab {
 
-PbngP1Stress pbngP1StressOf(const Material& material) {
-  const std::string name = material.name();
-  if (name == "fixed_corotated") return PbngP1Stress::kCorotated;
-  if (name == "neo_hookean") return PbngP1Stress::kNeoHookean;
-  if (name == "stable_neo_hookean") return PbngP1Stress::kStableNeoHookean;
-  return PbngP1Stress::kMaterial;
-}
-
 PbngP1Material pbngP1Material(const Material& material, const LameParameters& block) {
-  PbngP1Material m;
-  m.block_mu = std::max(block.mu, 0.0);
-  m.block_lambda = std::max(block.lambda, 0.0);
-  m.stress = pbngP1StressOf(material);
-  const LameParameters own = material.modelParameters();
-  m.bJ = own.lambda;
-  switch (m.stress) {
-    case PbngP1Stress::kCorotated: m.c = 2.0 * own.mu; break;
-    case PbngP1Stress::kNeoHookean: m.a0 = own.mu, m.b0 = -own.mu; break;
-    case PbngP1Stress::kStableNeoHookean: m.a0 = own.mu, m.b0 = -0.75 * own.mu, m.snh = 1.0; break;
-    case PbngP1Stress::kMaterial: m.bJ = 0.0; break;
-  }
-  return m;
+  return {std::max(block.mu, 0.0), std::max(block.lambda, 0.0), closedFormStressOf(material)};
 }
 
 namespace {
@@ -55,8 +35,7 @@ struct Lanes {
   alignas(64) double block_mu[kLanes], block_lambda[kLanes];
   alignas(64) double trusted[kLanes];   // the rotation step's verdict (1 or 0)
   alignas(64) double out[9][kLanes];    // gradient (3), block (00, 11, 22, 01, 02, 12)
-  // P = a F + c (F - R) + b cof F with b = b_J (J - 1) + b_0 and a = a_0 (1 - snh / (I_C + 1))
-  // (PbngP1Stress); closed 0: the material's own P.
+  // The closed form's coefficients (closedFormStress); closed 0: the material's own P.
   alignas(64) double a0[kLanes], c[kLanes], bJ[kLanes], b0[kLanes], snh[kLanes], closed[kLanes];
   int element[kLanes];
 };
@@ -94,12 +73,13 @@ PBNG_LANE_PHASE void load(Lanes& lanes, int l, int visit, const P1ElementRecord*
   lanes.volume[l] = element.volume;
   lanes.block_mu[l] = material.block_mu;
   lanes.block_lambda[l] = material.block_lambda;
-  lanes.a0[l] = material.a0;
-  lanes.c[l] = material.c;
-  lanes.bJ[l] = material.bJ;
-  lanes.b0[l] = material.b0;
-  lanes.snh[l] = material.snh;
-  lanes.closed[l] = material.stress != PbngP1Stress::kMaterial ? 1.0 : 0.0;
+  const ClosedFormStress& stress = material.stress;
+  lanes.a0[l] = stress.a0;
+  lanes.c[l] = stress.c;
+  lanes.bJ[l] = stress.bJ;
+  lanes.b0[l] = stress.b0;
+  lanes.snh[l] = stress.snh;
+  lanes.closed[l] = stress.kind != ClosedFormStressKind::kNone ? 1.0 : 0.0;
   for (int k = 0; k < 9; ++k) lanes.P[k][l] = 0.0;  // set by the material where no closed form
   lanes.element[l] = e;
 }
@@ -115,14 +95,6 @@ PBNG_LANE_PHASE void deformation(Lanes& lanes) {
   }
 }
 
-PBNG_LANE_PHASE void warmRotations(Lanes& lanes) {
-  for (int l = 0; l < kLanes; ++l) {
-    double F[9], R0[9], R[9];
-    for (int k = 0; k < 9; ++k) F[k] = lanes.F[k][l], R0[k] = lanes.R0[k][l];
-    lanes.trusted[l] = warmStartedPolarStep(F, R0, R) ? 1.0 : 0.0;
-    for (int k = 0; k < 9; ++k) lanes.R[k][l] = R[k];
-  }
-}
 
 Mat3 laneMatrix(const double (&m)[9][kLanes], int l) {
   Mat3 M;
@@ -134,35 +106,22 @@ void setLaneMatrix(double (&m)[9][kLanes], int l, const Mat3& M) {
   for (int k = 0; k < 9; ++k) m[k][l] = M.data()[k];
 }
 
-// P of the closed-form lanes (PbngP1Stress; the others' P is already set), then each lane's
+// P of the closed-form lanes (closedFormStress; the others' P is already set), then each lane's
 // gradient row V P g and block V (2 mu |g|^2 I + lambda c c^T), c = C g (eq. 32-33).
 // `uniform`: the stress of every lane when the term has one material (the common case: the
-// formula without the others' terms and selects; kMaterial stands for mixed materials or a
+// formula without the others' terms and selects; kNone stands for mixed materials or a
 // material without a closed form, whose lanes take the general form with a select).
-template <PbngP1Stress uniform>
+template <ClosedFormStressKind uniform>
 PBNG_LANE_PHASE void contributions(Lanes& lanes) {
   for (int l = 0; l < kLanes; ++l) {
     double F[9], R[9], C[9], P[9];
     for (int k = 0; k < 9; ++k) F[k] = lanes.F[k][l], R[k] = lanes.R[k][l], C[k] = lanes.C[k][l];
-    const double b = lanes.bJ[l] * (lanes.J[l] - 1.0) + lanes.b0[l];
-    if constexpr (uniform == PbngP1Stress::kCorotated) {
-      for (int k = 0; k < 9; ++k) P[k] = lanes.c[l] * (F[k] - R[k]) + b * C[k];
-    } else if constexpr (uniform == PbngP1Stress::kNeoHookean) {
-      for (int k = 0; k < 9; ++k) P[k] = lanes.a0[l] * F[k] + b * C[k];
-    } else {
-      double Ic = 0.0;
-      for (int k = 0; k < 9; ++k) Ic += F[k] * F[k];
-      const double a = lanes.a0[l] * (1.0 - lanes.snh[l] / (Ic + 1.0));
+    closedFormStress<uniform>(lanes.a0[l], lanes.c[l], lanes.bJ[l], lanes.b0[l], lanes.snh[l], F, C, lanes.J[l], R, P);
+    if constexpr (uniform == ClosedFormStressKind::kNone)
       for (int k = 0; k < 9; ++k) {
-        const double closed = a * F[k] + lanes.c[l] * (F[k] - R[k]) + b * C[k];
-        if constexpr (uniform == PbngP1Stress::kStableNeoHookean) {
-          P[k] = closed;
-        } else {
-          const double given = lanes.P[k][l];  // loaded unconditionally: a select, not a branch
-          P[k] = lanes.closed[l] != 0.0 ? closed : given;
-        }
+        const double given = lanes.P[k][l];  // loaded unconditionally: a select, not a branch
+        P[k] = lanes.closed[l] != 0.0 ? P[k] : given;
       }
-    }
     const double V = lanes.volume[l];
     const double g0 = lanes.g[0][l], g1 = lanes.g[1][l], g2 = lanes.g[2][l];
     for (int i = 0; i < 3; ++i) lanes.out[i][l] = V * (P[i] * g0 + P[i + 3] * g1 + P[i + 6] * g2);
@@ -195,14 +154,15 @@ void addPbngP1Visits(const int* visits, int count, const P1ElementRecord* elemen
                      const std::vector<PbngP1Material>& materials, const Positions& x, const ElasticEnergy& elastic,
                      double t, Vec3& gradient, Mat3& block, int& fallbacks) {
   Lanes lanes;
-  const PbngP1Stress uniform = materials.size() == 1 ? materials.front().stress : PbngP1Stress::kMaterial;
+  const ClosedFormStressKind uniform =
+      materials.size() == 1 ? materials.front().stress.kind : ClosedFormStressKind::kNone;
   double sum[9] = {};  // the gradient and the block's six entries, summed in visit order
   for (int first = 0; first < count; first += kLanes) {
     const int n = std::min(kLanes, count - first);
     for (int l = 0; l < kLanes; ++l) load(lanes, l, l < n ? visits[first + l] : -1, elements, materials, x);
     deformation(lanes);
     if (warm)
-      warmRotations(lanes);
+      warmRotationLanes(lanes.F, lanes.R0, lanes.R, lanes.trusted);
     else
       std::copy(&lanes.R0[0][0], &lanes.R0[0][0] + 9 * kLanes, &lanes.R[0][0]);  // finite for c (F - R), c = 0
     for (int l = 0; l < n; ++l) {
@@ -214,15 +174,17 @@ void addPbngP1Visits(const int* visits, int count, const P1ElementRecord* elemen
         setLaneMatrix(lanes.P, l, P);
       } else if (lanes.c[l] != 0.0 && (!warm || lanes.trusted[l] == 0.0)) {
         // The definition, or the warm step's fallback: the SVD's rotation.
-        setLaneMatrix(lanes.R, l, polarRotation(laneMatrix(lanes.F, l)));
+        polarRotationLane(lanes.F, l, lanes.R);
         if (warm) ++fallbacks;
       }
     }
     switch (uniform) {
-      case PbngP1Stress::kCorotated: contributions<PbngP1Stress::kCorotated>(lanes); break;
-      case PbngP1Stress::kNeoHookean: contributions<PbngP1Stress::kNeoHookean>(lanes); break;
-      case PbngP1Stress::kStableNeoHookean: contributions<PbngP1Stress::kStableNeoHookean>(lanes); break;
-      case PbngP1Stress::kMaterial: contributions<PbngP1Stress::kMaterial>(lanes); break;
+      case ClosedFormStressKind::kCorotated: contributions<ClosedFormStressKind::kCorotated>(lanes); break;
+      case ClosedFormStressKind::kNeoHookean: contributions<ClosedFormStressKind::kNeoHookean>(lanes); break;
+      case ClosedFormStressKind::kStableNeoHookean:
+        contributions<ClosedFormStressKind::kStableNeoHookean>(lanes);
+        break;
+      case ClosedFormStressKind::kNone: contributions<ClosedFormStressKind::kNone>(lanes); break;
     }
     for (int l = 0; l < n; ++l) {
       for (int k = 0; k < 9; ++k) sum[k] += lanes.out[k][l];

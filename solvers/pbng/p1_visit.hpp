@@ -15,31 +15,20 @@
 // vector; with -march=native, AVX2 4 or AVX-512 8), then summed in visit order.
 #include <vector>
 
+#include "core/materials/closed_form_stress.hpp"
 #include "core/support/types.hpp"
 #include "core/terms/elastic_energy.hpp"
 #include "core/terms/p1_element_record.hpp"
 
 namespace pbdlab {
 
-// The stresses the lanes evaluate in closed form, each P = a F + c (F - R) + b cof F:
-//   fixed corotated (PBNG eq. 7)   a = 0,                  c = 2 mu, b = lambda (J - 1)
-//   Neo-Hookean (eq. 8)            a = mu,                 c = 0,    b = lambda_hat (J - 1) - mu
-//   stable Neo-Hookean (eq. 10)    a = mu (1 - 1/(I_C + 1)), c = 0,  b = lambda (J - 1) - 3 mu / 4
-// (core/materials: fixed_corotated.hpp, neo_hookean.cpp, stable_neo_hookean.cpp, whose P the
-// test compares). kMaterial: the material's own evaluate (muscle, St. Venant-Kirchhoff).
-enum class PbngP1Stress { kCorotated, kNeoHookean, kStableNeoHookean, kMaterial };
-
-// The stress of a material in the lanes (kMaterial for a model without a closed form there).
-PbngP1Stress pbngP1StressOf(const Material& material);
-
 // The constants of one distinct material of the fast path: eq. 32's block parameters and the
-// closed-form stress's coefficients, P = a F + c (F - R) + (b_J (J - 1) + b_0) cof F with
-// a = a_0 (1 - snh / (I_C + 1)) (pbngP1Material fills them from the model's own mu, lambda).
+// model's closed-form stress (core/materials/closed_form_stress.hpp; kind kNone: the
+// material's own evaluate, for muscle and St. Venant-Kirchhoff).
 struct PbngP1Material {
   double block_mu, block_lambda;  // eq. 32's mu and lambda, clamped at 0
-  PbngP1Stress stress;
-  double a0 = 0.0, c = 0.0, bJ = 0.0, b0 = 0.0, snh = 0.0;
-  bool corotated() const { return stress == PbngP1Stress::kCorotated; }
+  ClosedFormStress stress;
+  bool corotated() const { return stress.usesRotation(); }
 };
 
 // The fast path's constants of `material` with eq. 32's block parameters `block`
@@ -52,7 +41,7 @@ PbngP1Material pbngP1Material(const Material& material, const LameParameters& bl
 // (warmStartedPolarStep, polar_svd.hpp), written there (polarRotation(F), the SVD, where the
 // step is not trusted, counted in `fallbacks`); without (null), polarRotation(F), the
 // definition, and nothing written. Neo-Hookean and stable Neo-Hookean take their closed-form
-// P (PbngP1Stress); other materials evaluate their own through `elastic` with the element's
+// P (closedFormStress); other materials evaluate their own through `elastic` with the element's
 // data at time t.
 void addPbngP1Visits(const int* visits, int count, const P1ElementRecord* elements, P1ElementRecord* warm,
                      const std::vector<PbngP1Material>& materials, const Positions& x, const ElasticEnergy& elastic,

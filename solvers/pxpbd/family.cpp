@@ -21,9 +21,16 @@ namespace {
 //       element per logged iteration, counted in the solver's time);
 //   "initial_stress": "zero" (default: P0 = 0, x0 = x~ + dt^2 M^-1 f_ext, as XPBD's
 //       lambda_0 = 0) or "previous" (P0 = P(F(x^n)), x0 a semi-implicit Euler prediction,
-//       unstable for stiff steps); x0 always has a zero primal residual (eq. 24).
+//       unstable for stiff steps); x0 always has a zero primal residual (eq. 24);
+//   "p1_lanes": bool, the lane kernel (solvers/pxpbd/fp_pxpbd_lanes.hpp) for the elements with
+//       a rank-one Hessian and no prescribed DOF when local_tolerance is 0 (default true; false:
+//       every element through the generic solve, the same update);
+//   "rotation": the corotated rotation on the lanes: "warm_start" (default: one Newton step
+//       from the element's last rotation, the SVD where the step is not trusted) or "svd" (the
+//       SVD at every evaluation, as the generic solve).
 std::unique_ptr<Solver> makeFpPxpbd(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
-  in.onlyKeys(options, field, {"newton_iterations", "hessian", "local_tolerance", "log_secondary_residual", "initial_stress"},
+  in.onlyKeys(options, field, {"newton_iterations", "hessian", "local_tolerance", "log_secondary_residual", "initial_stress",
+               "p1_lanes", "rotation"},
               "of solver 'fp_pxpbd'");
   FpPxpbdOptions fp;
   if (options.contains("newton_iterations"))
@@ -45,6 +52,12 @@ std::unique_ptr<Solver> makeFpPxpbd(const nlohmann::json& options, const JsonRea
         options["initial_stress"], jsonPointerChild(field, "initial_stress"),
         {{"previous", FpPxpbdOptions::InitialStress::kPrevious}, {"zero", FpPxpbdOptions::InitialStress::kZero}},
         "initial stress");
+  if (options.contains("p1_lanes"))
+    fp.p1_lanes = in.boolean(options["p1_lanes"], jsonPointerChild(field, "p1_lanes"));
+  if (options.contains("rotation"))
+    fp.rotation = in.enumOf<FpPxpbdOptions::Rotation>(
+        options["rotation"], jsonPointerChild(field, "rotation"),
+        {{"warm_start", FpPxpbdOptions::Rotation::kWarmStart}, {"svd", FpPxpbdOptions::Rotation::kSvd}}, "rotation");
   return std::make_unique<FpPxpbdSolver>(fp);
 }
 

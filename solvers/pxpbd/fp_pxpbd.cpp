@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "core/support/thread_settings.hpp"
 #include "core/terms/elastic_energy.hpp"
 #include "solvers/pxpbd/distortional_step.hpp"
+#include "solvers/pxpbd/fp_pxpbd_lanes.hpp"
 
 namespace pbdlab {
 
@@ -86,6 +88,11 @@ void FpPxpbdSolver::buildElements(const Problem& problem, double dt) {
   elements_.clear();
   elements_.reserve(energy.numElements());
   color_start_.assign(1, 0);
+  lane_end_.clear();
+  closed_forms_.clear();
+  std::vector<const Material*> distinct;  // closed_forms_[i] is distinct[i]'s
+  const bool lanes = options_.p1_lanes && options_.local_tolerance == 0.0;
+  auto servedByLanes = [&](const AffineElement& el) { return lanes && el.rankOne() && el.fixed_mask == 0; };
   for (const std::vector<int>& group : coloring.groups) {
     for (int e : group) {
       AffineElement el;
@@ -109,6 +116,12 @@ void FpPxpbdSolver::buildElements(const Problem& problem, double dt) {
         affine_inertia += el.masses[a] * el.offsets.col(a) * el.offsets.col(a).transpose();
       }
       const Material& material = energy.material(e);
+      const auto known = std::find(distinct.begin(), distinct.end(), &material);
+      el.material = static_cast<int>(known - distinct.begin());
+      if (known == distinct.end()) {
+        distinct.push_back(&material);
+        closed_forms_.push_back(closedFormStressOf(material));
+      }
       const LameParameters lame = material.modelParameters();
       const bool approximate = options_.hessian == FpPxpbdOptions::Hessian::kApproximate;
       if (approximate && material.name() == "fixed_corotated") {
@@ -129,8 +142,26 @@ void FpPxpbdSolver::buildElements(const Problem& problem, double dt) {
       }
       elements_.push_back(el);
     }
+    // The lane kernel's elements first (their order within the color is immaterial).
+    const auto lane_end = std::stable_partition(elements_.begin() + color_start_.back(), elements_.end(), servedByLanes);
+    lane_end_.push_back(static_cast<int>(lane_end - elements_.begin()));
     color_start_.push_back(static_cast<int>(elements_.size()));
   }
+  // The lanes' stress kind: one formula when every lane element has the same (the common case).
+  std::optional<ClosedFormStressKind> kind;
+  for (const AffineElement& el : elements_) {
+    if (!servedByLanes(el)) continue;
+    if (!kind) {
+      kind = closed_forms_[el.material].kind;
+    } else if (*kind != closed_forms_[el.material].kind) {
+      kind = ClosedFormStressKind::kNone;
+      break;
+    }
+  }
+  lane_kind_ = kind.value_or(ClosedFormStressKind::kNone);
+  rotation_fallbacks_ = 0;
+  rotation_.assign(elements_.size(), Mat3::Identity());
+  rotations_ready_ = false;
   stress_.assign(elements_.size(), Mat3::Zero());
   element_scratch_.assign(elements_.size(), 0.0);
   built_dt_ = dt;
@@ -298,13 +329,48 @@ void FpPxpbdSolver::solveElement(int k, Positions& x) {
   stress_[k] = P;
 }
 
+int FpPxpbdSolver::numLaneElements() const {
+  int count = 0;
+  for (int c = 0; c < numColors(); ++c) count += lane_end_[c] - color_start_[c];
+  return count;
+}
+
 void FpPxpbdSolver::sweep(Positions& x) {
-  const int colors = numColors();
-#pragma omp parallel if (worthThreads(numElements()))
-  for (int c = 0; c < colors; ++c) {
-#pragma omp for schedule(static)
-    for (int k = color_start_[c]; k < color_start_[c + 1]; ++k) solveElement(k, x);
+  FpPxpbdLaneSolve solve;
+  solve.dt2 = dt2_;
+  solve.newton_iterations = options_.newton_iterations;
+  solve.warm_rotations = options_.rotation == FpPxpbdOptions::Rotation::kWarmStart;
+  solve.uniform = lane_kind_;
+  if (solve.warm_rotations && !rotations_ready_) {
+    // The first warm start: the SVD's rotations at x (then one Newton step a visit keeps up).
+    const int n = numElements();
+#pragma omp parallel for schedule(static) if (worthThreads(n))
+    for (int k = 0; k < n; ++k) {
+      const AffineElement& el = elements_[k];
+      Eigen::Matrix<double, 3, 4> xe;
+      for (int a = 0; a < 4; ++a) xe.col(a) = x.segment<3>(3 * el.nodes[a]);
+      rotation_[k] = polarRotation(xe * el.shape_gradients);
+    }
+    rotations_ready_ = true;
   }
+  const int colors = numColors();
+  int fallbacks = 0;
+  // One parallel region, a barrier after each color: its lane batches, then its other elements.
+#pragma omp parallel reduction(+ : fallbacks) if (worthThreads(numElements()))
+  for (int c = 0; c < colors; ++c) {
+    const int begin = color_start_[c], lanes_end = lane_end_[c];
+    const int batches = (lanes_end - begin + kFpPxpbdLanes - 1) / kFpPxpbdLanes;
+#pragma omp for schedule(static) nowait
+    for (int b = 0; b < batches; ++b) {
+      const int first = begin + b * kFpPxpbdLanes;
+      solveFpPxpbdLaneElements(solve, closed_forms_, first, std::min(first + kFpPxpbdLanes, lanes_end),
+                               elements_.data(), stress_.data(), rotation_.data(), inertial_rhs_.data(),
+                               stress_force_.data(), x.data(), fallbacks);
+    }
+#pragma omp for schedule(static)
+    for (int k = lanes_end; k < color_start_[c + 1]; ++k) solveElement(k, x);
+  }
+  rotation_fallbacks_ += fallbacks;
 }
 
 double FpPxpbdSolver::primalResidual(const Positions& x) const {

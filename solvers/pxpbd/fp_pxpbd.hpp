@@ -40,7 +40,9 @@
 // the yardstick is g + dt^2 B h.
 #include <vector>
 
+#include "core/materials/closed_form_stress.hpp"
 #include "core/solver/solver.hpp"
+#include "solvers/pxpbd/fp_pxpbd_element.hpp"
 
 namespace pbdlab {
 
@@ -65,6 +67,14 @@ struct FpPxpbdOptions {
   // with 5 sweeps a frame diverges at frame 4 with it and stays stable over 8 frames with
   // kZero).
   enum class InitialStress { kZero, kPrevious } initial_stress = InitialStress::kZero;
+  // The lane kernel (fp_pxpbd_lanes.hpp) for the elements it serves: a rank-one Hessian
+  // (kApproximate on fixed_corotated or neo_hookean), no prescribed DOF, local_tolerance 0.
+  // false: every element through solveElement (the same update).
+  bool p1_lanes = true;
+  // The corotated rotation on the lanes: kWarmStart, one Newton step from the element's last
+  // rotation (the SVD where the step is not trusted); kSvd, the SVD at every evaluation, as
+  // solveElement (the material's evaluate).
+  enum class Rotation { kWarmStart, kSvd } rotation = Rotation::kWarmStart;
 };
 
 class FpPxpbdSolver : public Solver {
@@ -96,8 +106,13 @@ class FpPxpbdSolver : public Solver {
   // --- the pieces of one step, public for tests and benchmarks ---
   // Starts a step: the initial stresses P0 and x0 (see the header comment).
   void beginStep(const StepObjective& objective, Positions& x);
-  // One Gauss-Seidel sweep over every element, color by color.
+  // One Gauss-Seidel sweep over every element, color by color (the lane kernel's elements of a
+  // color, then the others; they share no node, so the order within a color is immaterial).
   void sweep(Positions& x);
+  // How many elements the lane kernel solves, and how often its warm rotation fell back to the
+  // SVD since setup.
+  int numLaneElements() const;
+  long long rotationFallbacks() const { return rotation_fallbacks_; }
   // The local Newton solve of the k-th element in color order (what a sweep does per element).
   void solveElement(int k, Positions& x);
   // |g| of eq. 24 and |h| of eq. 25 at x with the stored stresses.
@@ -109,30 +124,8 @@ class FpPxpbdSolver : public Solver {
   Mat9 elementTangent(int element, const Mat3& F, double t = 0.0) const;
 
  private:
-  // How an element's eq. 34 is solved.
-  enum class TangentKind : unsigned char {
-    kCorotatedRankOne,    // eq. 48 + eq. 49
-    kNeoHookeanRankOne,   // eq. 52 + eq. 49
-    kProjectedIsotropic,  // dense 9x9, isotropic SPD projection (core/materials/tangent_projection.hpp)
-    kProjectedGeneral,    // dense 9x9, eigenvalue clamping of the full 9x9 (the muscle)
-  };
-  // Per-element data, precomputed once per topology and dt, stored in color order.
-  struct AffineElement {
-    Eigen::Matrix<double, 4, 3> shape_gradients;  // row a: (dN_a/dX)^T
-    Eigen::Matrix<double, 3, 4> offsets;          // column a: X_a - X_com
-    Eigen::Matrix<double, 4, 1> masses;           // lumped nodal masses m_a (whole node)
-    // kRankOne: Z^ of eq. 49; kProjected: M^ of eq. 36.
-    Mat3 affine_block;
-    double total_mass = 0.0;  // m^e
-    double volume = 0.0;      // V^e
-    double rank_one_c = 0.0;  // c = lambda V dt^2 (eq. 49 corrected)
-    double rank_one_scale = 0.0;  // s of s I + lambda w w^T (2 mu for eq. 48, mu for eq. 52)
-    double lambda = 0.0;
-    int nodes[4] = {0, 0, 0, 0};
-    int element = 0;            // index in the mesh
-    unsigned short fixed_mask = 0;  // bit 3a + d: DOF d of node a is prescribed
-    TangentKind kind = TangentKind::kProjectedGeneral;
-  };
+  using AffineElement = FpPxpbdElement;
+  using TangentKind = FpPxpbdTangentKind;
 
   void buildElements(const Problem& problem, double dt);
   // The 9x9 tangent used for element `el` at F (approximation or projection).
@@ -145,6 +138,12 @@ class FpPxpbdSolver : public Solver {
   double built_dt_ = 0.0;
   std::vector<AffineElement> elements_;
   std::vector<int> color_start_;   // elements_[color_start_[c] .. color_start_[c+1]) have color c
+  std::vector<int> lane_end_;      // elements_[color_start_[c] .. lane_end_[c]) are the lanes'
+  std::vector<ClosedFormStress> closed_forms_;  // per distinct material (AffineElement::material)
+  ClosedFormStressKind lane_kind_ = ClosedFormStressKind::kNone;  // the lanes' uniform kind
+  std::vector<Mat3> rotation_;     // the lanes' warm rotations, color order
+  bool rotations_ready_ = false;
+  long long rotation_fallbacks_ = 0;
   std::vector<Mat3> stress_;       // P^e, color order
   VecX stress_force_;              // sum_e B^e P^e per DOF (the internal force of eq. 24)
   VecX inertial_rhs_;              // m_i x~_i + dt^2 f_ext_i per DOF

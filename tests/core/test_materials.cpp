@@ -19,6 +19,7 @@
 #include <Eigen/LU>
 #include <gtest/gtest.h>
 
+#include "core/materials/closed_form_stress.hpp"
 #include "core/materials/material.hpp"
 #include "core/materials/muscle.hpp"
 #include "core/materials/polar_svd.hpp"
@@ -821,11 +822,61 @@ TEST(MaterialSplitNames, TermKindsAreTheirTermsClosedForms) {
               closedFormTerm(term.kind, term.shift, F.data(), C.data(), F.determinant(), R.data(), closed_P.data());
           EXPECT_NEAR(closed_psi, psi, 1e-12 * (1.0 + std::abs(psi))) << splitCaseName(c) << " " << term.name;
           EXPECT_LT((closed_P - P).norm(), 1e-12 * (1.0 + P.norm())) << splitCaseName(c) << " " << term.name;
-          if (term.signed_root) EXPECT_NEAR(term.signed_root(F, data), F.determinant() - term.shift, 1e-13);
+          if (term.signed_root) {
+            EXPECT_NEAR(term.signed_root(F, data), F.determinant() - term.shift, 1e-13);
+          }
         }
     }
   }
   EXPECT_EQ(checked, 12);  // corotated 2, muscle 2 of 3, Neo-Hookean 3 x 2, stable Neo-Hookean 2
+}
+
+// The lane kernels' closed-form stresses (closedFormStress, closed_form_stress.hpp: PBNG's node
+// visits, FP-PXPBD's element solves) are the models' own P, in the uniform and in the general
+// form, inverted and near-singular F included; the other models have none.
+TEST(ClosedFormStresses, AreTheModelsStresses) {
+  std::mt19937 rng(606u);
+  int checked = 0;
+  for (MaterialModel model : kAllModels) {
+    for (LameMapping mapping : {LameMapping::kMatchedToLinear, LameMapping::kRaw}) {
+      const auto material = makeMaterial(specFor(model, mapping));
+      const ClosedFormStress s = closedFormStressOf(*material);
+      const bool has_closed_form = model == MaterialModel::kFixedCorotated || model == MaterialModel::kNeoHookean ||
+                                   model == MaterialModel::kStableNeoHookean;
+      ASSERT_EQ(s.kind != ClosedFormStressKind::kNone, has_closed_form) << materialModelName(model);
+      if (!has_closed_form) continue;
+      ++checked;
+      for (Family family : {Family::kWellConditioned, Family::kInverted, Family::kNearSingular})
+        for (int n = 0; n < kSamplesPerFamily; ++n) {
+          const MaterialPointData data = randomPointData(n, rng);
+          const Mat3 F = sampleFor(model, family, n, data, rng);
+          Mat3 P;
+          material->evaluate(F, data, nullptr, &P, nullptr);
+          const Mat3 C = cofactor(F), R = polarRotation(F);
+          const double J = F.determinant();
+          Mat3 uniform, general;
+          switch (s.kind) {
+            case ClosedFormStressKind::kCorotated:
+              closedFormStress<ClosedFormStressKind::kCorotated>(s.a0, s.c, s.bJ, s.b0, s.snh, F.data(), C.data(), J,
+                                                                R.data(), uniform.data());
+              break;
+            case ClosedFormStressKind::kNeoHookean:
+              closedFormStress<ClosedFormStressKind::kNeoHookean>(s.a0, s.c, s.bJ, s.b0, s.snh, F.data(), C.data(), J,
+                                                                 R.data(), uniform.data());
+              break;
+            default:
+              closedFormStress<ClosedFormStressKind::kStableNeoHookean>(s.a0, s.c, s.bJ, s.b0, s.snh, F.data(),
+                                                                       C.data(), J, R.data(), uniform.data());
+          }
+          closedFormStress<ClosedFormStressKind::kNone>(s.a0, s.c, s.bJ, s.b0, s.snh, F.data(), C.data(), J, R.data(),
+                                                        general.data());
+          const double scale = 1e-12 * (1.0 + P.norm());
+          EXPECT_LT((uniform - P).norm(), scale) << materialModelName(model) << " " << static_cast<int>(family);
+          EXPECT_LT((general - P).norm(), scale) << materialModelName(model) << " " << static_cast<int>(family);
+        }
+    }
+  }
+  EXPECT_EQ(checked, 6);
 }
 
 TEST(MaterialSplitNames, DevelopedShapeTermIsNegativeUnderDilation) {
