@@ -60,11 +60,16 @@ void setCounters(benchmark::State& state, const Case& c) {
 void sweepBenchmark(benchmark::State& state, MaterialModel model) {
   const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
   Case& c = caseFor(static_cast<int>(state.range(0)), model);
+  const long long fallbacks_before = c.solver->rotationFallbacks();
   for (auto _ : state) {
     c.solver->sweep(c.x);
     benchmark::ClobberMemory();
   }
   setCounters(state, c);
+  // The lanes' warm rotations that fell back to the SVD, per sweep; the lane elements' share.
+  state.counters["fallbacks"] = benchmark::Counter(static_cast<double>(c.solver->rotationFallbacks() - fallbacks_before),
+                                                   benchmark::Counter::kAvgIterations);
+  state.counters["lane_elements"] = c.solver->numLaneElements();
 }
 
 void BM_FpPxpbdSweepCorotated(benchmark::State& state) { sweepBenchmark(state, MaterialModel::kFixedCorotated); }
