@@ -174,6 +174,58 @@ int recolorNodes(Coloring& coloring, const std::vector<StencilSet>& stencil_sets
   return changed;
 }
 
+int recolorStencils(Coloring& coloring, const StencilSet& stencils) {
+  const int count = stencils.count;
+  int num_nodes = 0;
+  for (int s = 0; s < count; ++s)
+    for (int k = 0; k < stencils.nodes_per_stencil; ++k) num_nodes = std::max(num_nodes, stencils.nodes(s)[k] + 1);
+  const NodeAdjacency adjacency = nodeAdjacency(num_nodes, stencils);
+  std::vector<int> previous(static_cast<size_t>(count), -1);
+  for (int c = 0; c < coloring.numColors(); ++c)
+    for (int s : coloring.groups[c])
+      if (s >= 0 && s < count) previous[s] = c;
+  // f(other) for every stencil sharing a node with s; a node repeated within s is read once
+  // (a grid element lists a node once per vertex it interpolates).
+  std::vector<int> read_at(static_cast<size_t>(num_nodes), -1);
+  int visit = 0;
+  auto forEachNeighbour = [&](int s, auto&& f) {
+    ++visit;
+    const int* nodes = stencils.nodes(s);
+    for (int k = 0; k < stencils.nodes_per_stencil; ++k) {
+      if (read_at[nodes[k]] == visit) continue;
+      read_at[nodes[k]] = visit;
+      for (int p = adjacency.start[nodes[k]]; p < adjacency.start[nodes[k] + 1]; ++p)
+        if (adjacency.stencil[p] != s) f(adjacency.stencil[p]);
+    }
+  };
+  // Keep: only stencils decided before s have a color yet.
+  std::vector<int> color(static_cast<size_t>(count), -1);
+  for (int s = 0; s < count; ++s) {
+    if (previous[s] < 0) continue;
+    bool free = true;
+    forEachNeighbour(s, [&](int other) { free = free && color[other] != previous[s]; });
+    if (free) color[s] = previous[s];
+  }
+  // Recolor the rest against every colored neighbour, kept or recolored before.
+  std::vector<int> forbidden(coloring.groups.size(), -1);
+  int changed = 0;
+  for (int s = 0; s < count; ++s) {
+    if (color[s] >= 0) continue;
+    forEachNeighbour(s, [&](int other) {
+      if (color[other] >= 0) forbidden[color[other]] = s;
+    });
+    int c = 0;
+    while (c < static_cast<int>(forbidden.size()) && forbidden[c] == s) ++c;
+    if (c == static_cast<int>(forbidden.size())) forbidden.push_back(-1);
+    color[s] = c;
+    ++changed;
+  }
+  coloring.groups.assign(forbidden.size(), {});
+  for (int s = 0; s < count; ++s) coloring.groups[color[s]].push_back(s);
+  while (!coloring.groups.empty() && coloring.groups.back().empty()) coloring.groups.pop_back();
+  return changed;
+}
+
 bool isValidStencilColoring(const StencilSet& stencils, const Coloring& coloring) {
   std::vector<char> seen(static_cast<size_t>(stencils.count), 0);
   std::vector<int> last_color, last_stencil;  // a node may repeat within one stencil

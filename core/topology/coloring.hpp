@@ -56,6 +56,14 @@ std::vector<int> colorOfNode(int num_nodes, const Coloring& coloring);
 // the smallest free one. Returns the number of nodes that changed color.
 int recolorNodes(Coloring& coloring, const std::vector<StencilSet>& stencil_sets, const std::vector<int>& touched);
 
+// Warm-started recoloring of stencils whose nodes changed (PXPBD §4: the grid-based coloring
+// is redone every step from the previous step's colors). In stencil order a stencil keeps its
+// color in `coloring` unless an earlier stencil that kept the same color shares a node with it;
+// then, in stencil order, each other stencil takes the smallest color none of the stencils it
+// shares a node with has. A stencil absent from `coloring` counts as new. Returns the number of
+// stencils whose color changed (new ones included).
+int recolorStencils(Coloring& coloring, const StencilSet& stencils);
+
 // True if no two items of one color share a node (for tests).
 bool isValidElementColoring(const Mesh& mesh, const Coloring& coloring);
 bool isValidStencilColoring(const StencilSet& stencils, const Coloring& coloring);

@@ -17,6 +17,7 @@ LAYERS = [
     "core/support",
     "core/fem",
     "core/topology",
+    "core/grid",
     "core/materials",
     "core/terms",
     "core/model",
