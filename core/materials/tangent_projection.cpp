@@ -7,14 +7,22 @@
 
 namespace pbdlab {
 
-Mat9 projectToPositiveSemidefinite(const Mat9& A) {
-  // Definite tangents are common away from rest: a 9x9 Cholesky (a few hundred flops) tells.
-  const Mat9 symmetric = 0.5 * (A + A.transpose());
-  if (Eigen::LLT<Mat9>(symmetric).info() == Eigen::Success) return symmetric;
-  const Eigen::SelfAdjointEigenSolver<Mat9> eigen(symmetric);
+namespace {
+
+template <int N>
+Eigen::Matrix<double, N, N> clampedEigenvalues(const Eigen::Matrix<double, N, N>& A) {
+  // Definite matrices are the common case: a Cholesky (a few hundred flops for 9x9) tells.
+  const Eigen::Matrix<double, N, N> symmetric = 0.5 * (A + A.transpose());
+  if (Eigen::LLT<Eigen::Matrix<double, N, N>>(symmetric).info() == Eigen::Success) return symmetric;
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, N, N>> eigen(symmetric);
   if (eigen.eigenvalues().minCoeff() >= 0.0) return symmetric;
   return eigen.eigenvectors() * eigen.eigenvalues().cwiseMax(0.0).asDiagonal() * eigen.eigenvectors().transpose();
 }
+
+}  // namespace
+
+Mat9 projectToPositiveSemidefinite(const Mat9& A) { return clampedEigenvalues(A); }
+Mat3 projectToPositiveSemidefinite(const Mat3& A) { return clampedEigenvalues(A); }
 
 namespace {
 

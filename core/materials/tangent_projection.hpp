@@ -1,6 +1,7 @@
 #pragma once
 // Positive semi-definite projections of a material tangent dP/dF (9x9), used for the
-// "projected" element Hessian V B^T (dP/dF) B of the Newton reference's fallback.
+// "projected" element Hessian V B^T (dP/dF) B of the Newton reference's fallback, and of a
+// node's 3x3 Hessian block (VBD).
 #include "core/support/types.hpp"
 
 namespace pbdlab {
@@ -8,6 +9,8 @@ namespace pbdlab {
 // Nearest symmetric PSD matrix: eigenvalues of the symmetric part clamped at zero (a 9x9
 // eigen-solve; a Cholesky first returns definite matrices untouched). Any material.
 Mat9 projectToPositiveSemidefinite(const Mat9& A);
+// The same for a 3x3 (VBD's node blocks, solvers/pbng/vbd_solver.hpp).
+Mat3 projectToPositiveSemidefinite(const Mat3& A);
 
 // The same result for an isotropic material, cheaper: in the frame of F's SVD, F = U S V^T,
 // an isotropic tangent is block diagonal (Teran et al. 2005): one 3x3 block on the

@@ -7,10 +7,11 @@
 #include "meshes/mesh_recipe.hpp"
 #include "solvers/pbng/mpbng_solver.hpp"
 #include "solvers/pbng/pbng_solver.hpp"
+#include "solvers/pbng/vbd_solver.hpp"
 
 namespace pbdlab {
 
-std::vector<std::string> pbngFamilySolverNames() { return {"pbng", "mpbng"}; }
+std::vector<std::string> pbngFamilySolverNames() { return {"pbng", "mpbng", "vbd"}; }
 
 namespace {
 
@@ -25,8 +26,9 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
 //   "chebyshev_gamma": Chebyshev's gamma of §7.3, number in (0, 2) (default 1.7, the paper's);
 //       only with chebyshev_rho > 0;
 //   "initial_guess": "inertial" (default: x~ = x^n + dt v^n with the step's boundary values;
-//       x^n for quasistatic), "previous" (x^n with the boundary values) or "pbd_prediction"
-//       (PBD's predicted positions x~ + dt^2 M^-1 f_ext; backward Euler);
+//       x^n for quasistatic), "previous" (x^n with the boundary values), "pbd_prediction"
+//       (PBD's predicted positions x~ + dt^2 M^-1 f_ext; backward Euler) or "adaptive" (VBD's:
+//       x~ + dt^2 a~, a~ the last step's acceleration along the gravity clamped to [0, |g|]);
 //   "contact_step": how a node in contact with a kinematic collider slides (§7.2):
 //       "tangent_newton" (default: its Newton step restricted to the tangent plane) or "paper"
 //       (the paper's tangential projection of the unconstrained step; stalls, pbng_solver.hpp);
@@ -84,7 +86,8 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
         options["initial_guess"], jsonPointerChild(field, "initial_guess"),
         {{"inertial", PbngOptions::InitialGuess::kInertial},
          {"previous", PbngOptions::InitialGuess::kPrevious},
-         {"pbd_prediction", PbngOptions::InitialGuess::kPbdPrediction}},
+         {"pbd_prediction", PbngOptions::InitialGuess::kPbdPrediction},
+         {"adaptive", PbngOptions::InitialGuess::kAdaptive}},
         "initial guess");
   if (options.contains("contact_step"))
     pbng.contact_step = in.enumOf<PbngOptions::ContactStep>(
@@ -180,9 +183,40 @@ std::unique_ptr<Solver> makeMpbng(const nlohmann::json& options, const JsonReade
 
 }  // namespace
 
+// Options of "vbd" (solvers/pbng/vbd_solver.hpp; docs/vbd.md):
+//   "node_block": "projected_terms" (default: each term's exact 3x3 node block with its negative
+//       eigenvalues clamped, summed), "projected_sum" (the exact blocks summed, clamped once) or
+//       "approximate" (PBNG's eq. 32-34);
+//   "initial_guess": "adaptive" (default) or any of "pbng"'s;
+//   "damping": VBD's k_d in seconds, >= 0 (default 0: off; backward Euler);
+//   "chebyshev_rho": VBD's Chebyshev rho in [0, 1) (default 0: off; gamma 1, VBD's form);
+//   "contact_step": as for "pbng".
+std::unique_ptr<Solver> makeVbd(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
+  in.object(options, field);
+  in.onlyKeys(options, field, {"node_block", "initial_guess", "damping", "chebyshev_rho", "contact_step"},
+              "of solver 'vbd'");
+  PbngOptions vbd = vbdDefaultOptions();
+  if (options.contains("node_block"))
+    vbd.node_block = in.enumOf<PbngOptions::NodeBlock>(
+        options["node_block"], jsonPointerChild(field, "node_block"),
+        {{"projected_terms", PbngOptions::NodeBlock::kProjectedTerms},
+         {"projected_sum", PbngOptions::NodeBlock::kProjectedSum},
+         {"approximate", PbngOptions::NodeBlock::kApproximate}},
+        "node block");
+  if (options.contains("damping")) vbd.damping = in.nonNegative(options["damping"], jsonPointerChild(field, "damping"));
+  if (options.contains("chebyshev_rho")) {
+    const std::string at = jsonPointerChild(field, "chebyshev_rho");
+    vbd.chebyshev_rho = in.nonNegative(options["chebyshev_rho"], at);
+    if (!(vbd.chebyshev_rho < 1.0)) in.fail(at, "must be in [0, 1), got " + describeJson(options["chebyshev_rho"]));
+  }
+  readSweepOptions(options, in, field, vbd);
+  return std::make_unique<VbdSolver>(vbd);
+}
+
 std::unique_ptr<Solver> makePbngFamilySolver(const std::string& name, const nlohmann::json& options,
                                              const JsonReader& in, const std::string& field) {
   if (name == "pbng") return makePbng(options, in, field);
+  if (name == "vbd") return makeVbd(options, in, field);
   if (name == "mpbng") return makeMpbng(options, in, field);
   return nullptr;
 }

@@ -7,6 +7,7 @@
 
 #include "core/materials/fixed_corotated.hpp"
 #include "core/materials/polar_svd.hpp"
+#include "core/materials/tangent_projection.hpp"
 #include "core/support/thread_settings.hpp"
 #include "core/terms/collider_term.hpp"
 #include "core/terms/elastic_energy.hpp"
@@ -43,6 +44,8 @@ std::vector<std::shared_ptr<const EnergyTerm>> PbngSolver::visitedTerms(
 void PbngSolver::setup(const Problem& problem) {
   rotation_fallbacks_ = 0;
   scaling_ = {};
+  last_velocities_.resize(0);
+  last_step_ = -2;
   buildTable(problem, visitedTerms(problem.terms()), false);
 }
 
@@ -94,7 +97,8 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
   fast_term_ = -1;
   for (size_t k = 0; k < terms_.size(); ++k) {
     const auto* elastic = dynamic_cast<const ElasticEnergy*>(terms_[k].get());
-    if (!elastic || !hasP1Records(*elastic)) continue;
+    // (The fast path evaluates eq. 32's block; VBD's exact blocks take addNodeBlock.)
+    if (!elastic || !hasP1Records(*elastic) || options_.node_block != PbngOptions::NodeBlock::kApproximate) continue;
     bool eligible = true;
     for (int e = 0; e < elastic->numElements() && eligible; ++e)
       eligible = usesDefaultApproximateTangent(elastic->material(e));
@@ -231,9 +235,11 @@ void PbngSolver::beginStep(const StepObjective& objective, Positions& x) {
   else
     terms_ = terms;  // the same stencils; the step's own term objects
   dynamic_ = objective.isDynamic();
-  dt2_ = dynamic_ ? objective.dt() * objective.dt() : 1.0;
+  dt_ = dynamic_ ? objective.dt() : 1.0;
+  dt2_ = dt_ * dt_;
   time_ = objective.timeNext();
   x_tilde_ = &objective.inertialTarget();
+  x_previous_ = &objective.previousPositions();
   f_ext_ = &objective.externalForce();
   x = options_.initial_guess == PbngOptions::InitialGuess::kPrevious ? objective.previousPositions()
                                                                       : objective.inertialTarget();
@@ -242,9 +248,30 @@ void PbngSolver::beginStep(const StepObjective& objective, Positions& x) {
     for (int i = 0; i < problem.numNodes(); ++i)
       if (m[i] > 0.0) x.segment<3>(3 * i) += (dt2_ / m[i]) * f_ext_->segment<3>(3 * i);
   }
+  if (options_.initial_guess == PbngOptions::InitialGuess::kAdaptive && dynamic_) addAdaptiveAcceleration(objective, x);
   objective.applyBoundary(x);
   projectAllOntoColliders(x);  // §7.2: penetrating vertices onto the surface before the step
   if (warm_rotations_ && !rotations_ready_) startRotations(x);
+}
+
+void PbngSolver::addAdaptiveAcceleration(const StepObjective& objective, Positions& x) {
+  // VBD's adaptive initialization: x = x^n + dt v^n + dt^2 a~, a~ = g^ clamp(a_last . g^, 0, |g|)
+  // per node, a_last = (v^n - v^{n-1}) / dt. x holds x~ = x^n + dt v^n here.
+  const Vec3 gravity = objective.problem().gravity;
+  const double g_norm = gravity.norm();
+  const VecX& v = objective.previousVelocities();
+  const bool has_last = last_velocities_.size() == v.size() && last_step_ + 1 == objective.step();
+  if (g_norm > 0.0) {
+    const Vec3 direction = gravity / g_norm;
+    for (int i = 0; i < objective.problem().numNodes(); ++i) {
+      double along = g_norm;  // the first step: the gravity itself
+      if (has_last)
+        along = std::clamp(((v.segment<3>(3 * i) - last_velocities_.segment<3>(3 * i)) / dt_).dot(direction), 0.0, g_norm);
+      x.segment<3>(3 * i) += dt2_ * along * direction;
+    }
+  }
+  last_velocities_ = v;
+  last_step_ = objective.step();
 }
 
 void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& block) const {
@@ -260,21 +287,25 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
   if (fast_visit_count_[node] > 0)
     addPbngP1Visits(fast_visits_.data() + fast_visit_begin_[node], fast_visit_count_[node], fast_elements_.data(),
                     warm, fast_materials_, x, *fast_elastic_, time_, gradient, block, fallbacks);
-  const HessianKind approximate_kind = ElasticEnergy::approximateHessianKind(options_.tangent_parameters);
+  const HessianKind kind = options_.node_block == PbngOptions::NodeBlock::kApproximate
+                               ? ElasticEnergy::approximateHessianKind(options_.tangent_parameters)
+                               : HessianKind::kTrue;
+  const bool project_terms = options_.node_block == PbngOptions::NodeBlock::kProjectedTerms;
   for (int p = entry_start_[node]; p < entry_start_[node + 1]; ++p) {
     const Entry& entry = entries_[p];
     const double scale = scaling_.term.empty() ? 1.0 : scaling_.term[entry.term];
-    if (scale == 1.0) {
-      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, approximate_kind, gradient, block);
+    if (scale == 1.0 && !project_terms) {
+      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, kind, gradient, block);
     } else {
       Vec3 term_gradient = Vec3::Zero();
       Mat3 term_block = Mat3::Zero();
-      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, approximate_kind, term_gradient,
-                                       term_block);
+      terms_[entry.term]->addNodeBlock(entry.stencil, entry.local, x, time_, kind, term_gradient, term_block);
+      if (project_terms) term_block = projectToPositiveSemidefinite(term_block);
       gradient += scale * term_gradient;
       block += scale * term_block;
     }
   }
+  if (options_.node_block == PbngOptions::NodeBlock::kProjectedSum) block = projectToPositiveSemidefinite(block);
   // The yardstick's row: - f_ext, and for backward Euler the incremental potential's scaling
   // and inertia (core/solver/yardstick.cpp: M (x - x~) + dt^2 (grad PE - f_ext)).
   const double node_scale = scaling_.node.empty() ? 1.0 : scaling_.node[node];
@@ -282,6 +313,12 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
   if (scaling_.added_force.size() > 0) gradient -= scaling_.added_force.segment<3>(3 * node);
   if (dynamic_) {
     const double m = node_scale * problem_->nodeMasses()[node];
+    if (options_.damping > 0.0) {
+      // VBD's damping (PbngOptions::damping): with dt^2 as the row's scale, (k_d / dt) H becomes dt k_d H.
+      const Mat3 damping_block = (options_.damping / dt_) * block;
+      gradient += damping_block * (x.segment<3>(3 * node) - x_previous_->segment<3>(3 * node));
+      block += damping_block;
+    }
     gradient = m * (x.segment<3>(3 * node) - x_tilde_->segment<3>(3 * node)) + dt2_ * gradient;
     block *= dt2_;
     block.diagonal().array() += m;

@@ -75,7 +75,19 @@ struct PbngOptions {
   double chebyshev_gamma = 1.7;  // Chebyshev's gamma (§7.3; the paper's 1.7)
   // kPbdPrediction: x~ + dt^2 M^-1 f_ext, PBD/XPBD's predicted positions (backward Euler;
   // quasistatic: x^n, as kInertial).
-  enum class InitialGuess { kInertial, kPrevious, kPbdPrediction } initial_guess = InitialGuess::kInertial;
+  // kAdaptive (VBD's, backward Euler): x^n + dt v^n + dt^2 a~ with a~ the last step's
+  // acceleration (v^n - v^{n-1}) / dt projected on the gravity's direction and clamped to
+  // [0, |g|] (the gravity itself at the first step); quasistatic: x^n.
+  enum class InitialGuess { kInertial, kPrevious, kPbdPrediction, kAdaptive } initial_guess = InitialGuess::kInertial;
+  // The node block A_i: kApproximate, eq. 32-34 (PBNG); kProjectedTerms, the exact 3x3 node
+  // block of each term with its negative eigenvalues clamped at 0, summed (VBD); kProjectedSum,
+  // the terms' exact node blocks summed, then clamped once.
+  enum class NodeBlock { kApproximate, kProjectedTerms, kProjectedSum } node_block = NodeBlock::kApproximate;
+  // VBD's damping k_d (s; backward Euler): a node's row gains (k_d / dt) H_i (x_i - x_i^n) and
+  // its block (k_d / dt) H_i, H_i the node's block of the potential (before the inertia), both
+  // scaled by dt^2 as the rest of the row. It changes the equations: the true residual of the
+  // undamped step no longer vanishes at its fixed point. 0: off.
+  double damping = 0.0;
   // A node in contact with a collider whose step points into it (§7.2): kTangentNewton, the
   // node's Newton step restricted to the tangent plane (default); kPaper, the paper's
   // tangential projection (I - n n^T) dx of the unconstrained step (stagnates, see above).
@@ -180,6 +192,8 @@ class PbngSolver : public Solver {
   Vec3 nodeStep(int node, const Positions& x, P1ElementRecord* warm, int& fallbacks) const;
   // Sets every fast-path element's rotation to polarRotation(F(x)) (SVD).
   void startRotations(const Positions& x);
+  // InitialGuess::kAdaptive: adds dt^2 a~ to x = x~ (PbngOptions::initial_guess).
+  void addAdaptiveAcceleration(const StepObjective& objective, Positions& x);
   void updateNode(int node, Positions& x, double& largest, P1ElementRecord* warm, int& fallbacks) const;
   void projectOntoColliders(int node, Positions& x) const;
   void projectAllOntoColliders(Positions& x) const;
@@ -213,10 +227,14 @@ class PbngSolver : public Solver {
   Scaling scaling_;
   // The step's constants.
   bool dynamic_ = false;
-  double dt2_ = 1.0;
+  double dt_ = 1.0, dt2_ = 1.0;
   double time_ = 0.0;
   const Positions* x_tilde_ = nullptr;
+  const Positions* x_previous_ = nullptr;  // x^n (damping)
   const VecX* f_ext_ = nullptr;  // the step's f_ext (StepObjective::externalForce)
+  // InitialGuess::kAdaptive: the velocities v^n the last step started from, and its index.
+  VecX last_velocities_;
+  int last_step_ = -2;
 };
 
 }  // namespace pbdlab

@@ -345,12 +345,7 @@ void FpPxpbdSolver::sweep(Positions& x) {
     // The first warm start: the SVD's rotations at x (then one Newton step a visit keeps up).
     const int n = numElements();
 #pragma omp parallel for schedule(static) if (worthThreads(n))
-    for (int k = 0; k < n; ++k) {
-      const AffineElement& el = elements_[k];
-      Eigen::Matrix<double, 3, 4> xe;
-      for (int a = 0; a < 4; ++a) xe.col(a) = x.segment<3>(3 * el.nodes[a]);
-      rotation_[k] = polarRotation(xe * el.shape_gradients);
-    }
+    for (int k = 0; k < n; ++k) rotation_[k] = polarRotation(elements_[k].deformationGradient(x.data()));
     rotations_ready_ = true;
   }
   const int colors = numColors();
@@ -389,10 +384,8 @@ double FpPxpbdSolver::secondaryResidual(const Positions& x) {
 #pragma omp parallel for schedule(static) if (worthThreads(n))
   for (int k = 0; k < n; ++k) {
     const AffineElement& el = elements_[k];
-    Eigen::Matrix<double, 3, 4> xe;
-    for (int a = 0; a < 4; ++a) xe.col(a) = x.segment<3>(3 * el.nodes[a]);
     Mat3 P;
-    energy.material(el.element).evaluate(xe * el.shape_gradients, energy.pointData(el.element, time_), nullptr, &P,
+    energy.material(el.element).evaluate(el.deformationGradient(x.data()), energy.pointData(el.element, time_), nullptr, &P,
                                          nullptr);
     element_scratch_[k] = (P - stress_[k]).squaredNorm();  // eq. 25
   }

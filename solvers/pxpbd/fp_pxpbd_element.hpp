@@ -33,6 +33,12 @@ struct FpPxpbdElement {
   int material = 0;               // index into the solver's table of closed-form stresses
   unsigned short fixed_mask = 0;  // bit 3a + d: DOF d of node a is prescribed
   FpPxpbdTangentKind kind = FpPxpbdTangentKind::kProjectedGeneral;
+  // F = x_e G at positions x (per DOF).
+  Mat3 deformationGradient(const double* x) const {
+    Eigen::Matrix<double, 3, 4> xe;
+    for (int a = 0; a < 4; ++a) xe.col(a) = Eigen::Map<const Vec3>(x + 3 * nodes[a]);
+    return xe * shape_gradients;
+  }
   bool rankOne() const {
     return kind == FpPxpbdTangentKind::kCorotatedRankOne || kind == FpPxpbdTangentKind::kNeoHookeanRankOne;
   }

@@ -20,43 +20,13 @@
 #include "solvers/pbng/pbng_solver.hpp"
 #include "tests/support/clamped_block.hpp"
 #include "tests/support/step_run.hpp"
+#include "tests/support/twisted_block.hpp"
 
 namespace pbdlab {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
-// A unit cube of 4x4x4 five-tet cells (125 nodes, 320 tets), x-min clamped, x-max pulled out by
-// 0.2 and turned by `degrees` about the x axis, quasistatic, one load step, no gravity;
-// E = 1e5, nu = 0.3, rho = 10 (PBNG §11.1's stretching block, small).
-Problem twistedBlock(MaterialModel model = MaterialModel::kFixedCorotated, double degrees = 60.0, int order = 1) {
-  BoxMeshRecipe box;
-  box.cells = {4, 4, 4};
-  box.order = order;
-  Problem problem;
-  problem.mesh = makeBoxMesh(box);
-  problem.material.model = model;
-  problem.material.youngs_modulus = 1e5;
-  problem.material.poisson_ratio = 0.3;
-  problem.material.density = 10.0;
-  problem.dirichlet.push_back({"x-min", {true, true, true}, {}});
-  BoundaryMotion motion;
-  MotionStage pull;
-  pull.kind = MotionStage::Kind::kTranslate;
-  pull.t_end = 1.0;
-  pull.translation = Vec3(0.2, 0.0, 0.0);
-  MotionStage twist;
-  twist.kind = MotionStage::Kind::kRotate;
-  twist.t_end = 1.0;
-  twist.axis_point = Vec3(1.0, 0.5, 0.5);
-  twist.axis_direction = Vec3::UnitX();
-  twist.angle = degrees * kPi / 180.0;
-  motion.stages = {pull, twist};
-  problem.dirichlet.push_back({"x-max", {true, true, true}, motion});
-  problem.time = {Integrator::kQuasistatic, 1.0, 1, 1};
-  problem.finalize("twisted block");
-  return problem;
-}
+using test::twistedBlock;
 
 // A 2 x 0.5 x 0.5 bar of 8x2x2 cells, left face clamped, falling under gravity, backward Euler
 // (tests/support/clamped_block.hpp: E = 1000, nu = 0.3, rho = 10).
@@ -121,29 +91,8 @@ Vec3 expectedStep(const StepObjective& objective, const Positions& x, int node,
 // motion), one PBNG iteration is one Newton step restricted to that node with the approximate
 // block: x_i^1 - x_i^0 = -A_i^-1 g_i at the initial guess.
 void expectOneFreeNodeIsOneRestrictedNewtonStep(MaterialModel model, int order, Integrator integrator) {
-  Problem problem = twistedBlock(model, 30.0, order);
-  // Free only an interior node: prescribe every other node through one node set.
-  const Mesh& mesh = problem.mesh;
   int free_node = -1;
-  double best = 1e300;
-  for (int i = 0; i < mesh.numNodes(); ++i) {
-    const double d = (mesh.restPosition(i) - Vec3(0.5, 0.5, 0.5)).norm();
-    if (d < best) best = d, free_node = i;
-  }
-  Problem one;
-  one.mesh = mesh;
-  std::vector<int> others;
-  for (int i = 0; i < mesh.numNodes(); ++i)
-    if (i != free_node) others.push_back(i);
-  one.mesh.node_sets["others"] = others;
-  one.material = problem.material;
-  one.gravity = Vec3(0.0, -9.8, 0.0);
-  // Every other node moves with the twist (so the free node's neighbours are displaced).
-  BoundaryMotion motion = problem.dirichlet[1].motion;
-  motion.stages[0].translation = Vec3(0.05, 0.0, 0.0);
-  one.dirichlet.push_back({"others", {true, true, true}, motion});
-  one.time = {integrator, 0.01, 1, 1};
-  one.finalize("one free node");
+  const Problem one = test::oneFreeNodeBlock(twistedBlock(model, 30.0, order), integrator, free_node);
 
   State start = initialState(one);
   if (integrator == Integrator::kBackwardEuler) start.v.setConstant(0.3);  // x~ != x^n
@@ -689,7 +638,7 @@ TEST(Pbng, RegistryReadsItsOptionsStrictly) {
   EXPECT_THROW(make(R"({"tangent_parameters": "smith"})"), InputError);
   EXPECT_THROW(make("[]"), InputError);
   EXPECT_EQ(makePbngFamilySolver("xpbd", nlohmann::json::object(), in, "/solver/options"), nullptr);
-  EXPECT_EQ(pbngFamilySolverNames(), (std::vector<std::string>{"pbng", "mpbng"}));
+  EXPECT_EQ(pbngFamilySolverNames(), (std::vector<std::string>{"pbng", "mpbng", "vbd"}));
 }
 
 }  // namespace
