@@ -18,6 +18,7 @@
 #include "meshes/box_mesh.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 #include "solvers/pbng/pbng_solver.hpp"
+#include "solvers/pbng/vbd_solver.hpp"
 #include "tests/support/clamped_block.hpp"
 
 namespace pbdlab {
@@ -33,12 +34,16 @@ const Problem& boxFor(int res, MaterialModel model = MaterialModel::kFixedCorota
   return *slot;
 }
 
-void sweepModel(benchmark::State& state, MaterialModel model, PbngOptions::Rotation rotation) {
+// One node solver's sweeps: PBNG with `rotation`, or VBD (solvers/pbng/vbd_solver.hpp: the
+// exact node blocks through the generic visits) when `vbd`.
+void sweepModel(benchmark::State& state, MaterialModel model, PbngOptions::Rotation rotation, bool vbd = false) {
   const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
   const Problem& problem = boxFor(static_cast<int>(state.range(0)), model);
-  PbngOptions options;
+  PbngOptions options = vbd ? vbdDefaultOptions() : PbngOptions{};
   options.rotation = rotation;
-  PbngSolver solver(options);
+  VbdSolver vbd_solver(options);
+  PbngSolver pbng_solver(options);
+  PbngSolver& solver = vbd ? static_cast<PbngSolver&>(vbd_solver) : pbng_solver;
   const Positions x = bench::timePbngSweeps(state, solver, problem);
   state.counters["vertices"] = problem.numNodes();
   state.counters["tets"] = problem.mesh.numElements();
@@ -91,10 +96,20 @@ void BM_PbngSweepStableNeoHookean(benchmark::State& state) {
   sweepModel(state, MaterialModel::kStableNeoHookean, PbngOptions::Rotation::kWarmStart);
 }
 
+// VBD's sweep on the same box, beside PBNG's (issue 31).
+void BM_VbdSweepCorotated(benchmark::State& state) {
+  sweepModel(state, MaterialModel::kFixedCorotated, PbngOptions::Rotation::kWarmStart, true);
+}
+void BM_VbdSweepNeoHookean(benchmark::State& state) {
+  sweepModel(state, MaterialModel::kNeoHookean, PbngOptions::Rotation::kWarmStart, true);
+}
+
 BENCHMARK(BM_PbngSweepCorotated)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PbngSweepCorotatedSvd)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PbngSweepNeoHookean)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PbngSweepStableNeoHookean)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_VbdSweepCorotated)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_VbdSweepNeoHookean)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PbdSweepCorotated)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
