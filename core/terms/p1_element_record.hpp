@@ -40,15 +40,9 @@ inline void fillP1ElementRecord(const ElasticEnergy& elastic, int e, P1ElementRe
     for (int d = 0; d < 3; ++d) record.shape[a - 1][d] = G(a, d);
 }
 
-// F = sum_{a=1..3} edge_a shape_a^T from the edges x_a - x_0 (edge[i + 3 (a - 1)]) and the
-// record's shape rows (shape[(a - 1) + 3 j] = dN_a/dX_j), cof F = [f1 x f2, f2 x f0, f0 x f1]
-// (f_k = F's column k; polar_svd.hpp's cofactor) and J = det F, on column-major 3x3 arrays.
-// Inline and branch-free: the lane kernels call it inside loops over elements they vectorize.
-inline __attribute__((always_inline)) void p1Deformation(const double* edge, const double* shape, double* F,
-                                                          double* C, double& J) {
-  for (int j = 0; j < 3; ++j)
-    for (int i = 0; i < 3; ++i)
-      F[i + 3 * j] = edge[i] * shape[3 * j] + edge[i + 3] * shape[1 + 3 * j] + edge[i + 6] * shape[2 + 3 * j];
+// C = cof F = [f1 x f2, f2 x f0, f0 x f1] (f_k = F's column k; polar_svd.hpp's cofactor) and
+// J = det F of a column-major 3x3 F: the formulas of every P1 lane kernel, written once.
+inline __attribute__((always_inline)) void cofactorAndDeterminant(const double* F, double* C, double& J) {
   C[0] = F[4] * F[8] - F[5] * F[7];
   C[1] = F[5] * F[6] - F[3] * F[8];
   C[2] = F[3] * F[7] - F[4] * F[6];
@@ -59,6 +53,18 @@ inline __attribute__((always_inline)) void p1Deformation(const double* edge, con
   C[7] = F[2] * F[3] - F[0] * F[5];
   C[8] = F[0] * F[4] - F[1] * F[3];
   J = F[0] * C[0] + F[1] * C[1] + F[2] * C[2];
+}
+
+// F = sum_{a=1..3} edge_a shape_a^T from the edges x_a - x_0 (edge[i + 3 (a - 1)]) and the
+// record's shape rows (shape[(a - 1) + 3 j] = dN_a/dX_j), then cof F and J = det F
+// (cofactorAndDeterminant), on column-major 3x3 arrays.
+// Inline and branch-free: the lane kernels call it inside loops over elements they vectorize.
+inline __attribute__((always_inline)) void p1Deformation(const double* edge, const double* shape, double* F,
+                                                          double* C, double& J) {
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < 3; ++i)
+      F[i + 3 * j] = edge[i] * shape[3 * j] + edge[i + 3] * shape[1 + 3 * j] + edge[i + 6] * shape[2 + 3 * j];
+  cofactorAndDeterminant(F, C, J);
 }
 
 }  // namespace pbdlab

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/materials/rotation_lanes.hpp"
+#include "core/terms/p1_element_record.hpp"
 
 namespace pbdlab {
 
@@ -83,17 +84,10 @@ FP_LANE_PHASE void deformation(Lanes& lanes) {
       for (int i = 0; i < 3; ++i)
         F[i + 3 * j] = lanes.xe[i][l] * lanes.G[4 * j][l] + lanes.xe[i + 3][l] * lanes.G[1 + 4 * j][l] +
                        lanes.xe[i + 6][l] * lanes.G[2 + 4 * j][l] + lanes.xe[i + 9][l] * lanes.G[3 + 4 * j][l];
-    for (int m = 0; m < 9; ++m) lanes.F[m][l] = F[m];
-    lanes.C[0][l] = F[4] * F[8] - F[5] * F[7];
-    lanes.C[1][l] = F[5] * F[6] - F[3] * F[8];
-    lanes.C[2][l] = F[3] * F[7] - F[4] * F[6];
-    lanes.C[3][l] = F[7] * F[2] - F[8] * F[1];
-    lanes.C[4][l] = F[8] * F[0] - F[6] * F[2];
-    lanes.C[5][l] = F[6] * F[1] - F[7] * F[0];
-    lanes.C[6][l] = F[1] * F[5] - F[2] * F[4];
-    lanes.C[7][l] = F[2] * F[3] - F[0] * F[5];
-    lanes.C[8][l] = F[0] * F[4] - F[1] * F[3];
-    lanes.J[l] = F[0] * lanes.C[0][l] + F[1] * lanes.C[1][l] + F[2] * lanes.C[2][l];
+    double C[9], J;
+    cofactorAndDeterminant(F, C, J);
+    for (int m = 0; m < 9; ++m) lanes.F[m][l] = F[m], lanes.C[m][l] = C[m];
+    lanes.J[l] = J;
   }
 }
 
