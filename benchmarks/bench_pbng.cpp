@@ -3,8 +3,9 @@
 // nodes per side, five tets per cell), x-min clamped, gravity, E = 1000, nu = 0.3, rho = 10,
 // backward Euler dt = 0.01 (the PBNG Table 1 dropping box; PXPBD §5.2); the warm-started
 // rotation (default) and the SVD at every visit (…Svd); beside them a PBD sweep (constraint
-// coloring, PBNG Table 1's comparison) on the same box. ns_per_visit: per element-node incidence
-// (4 a tet; PBNG evaluates each element once for each of its free nodes). Set-up (node table,
+// coloring, PBNG Table 1's comparison) and a VBD sweep (docs/vbd.md) on the same box.
+// ns_per_visit: per element-node incidence (4 a tet; PBNG evaluates each element once for each
+// of its free nodes). Set-up (node table,
 // coloring) and the yardstick are outside the timed region. Run in Release:
 //   OMP_NUM_THREADS=2 ./build/benchmarks/bench_pbng --benchmark_out=bench.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
@@ -35,7 +36,7 @@ const Problem& boxFor(int res, MaterialModel model = MaterialModel::kFixedCorota
 }
 
 // One node solver's sweeps: PBNG with `rotation`, or VBD (solvers/pbng/vbd_solver.hpp: the
-// exact node blocks through the generic visits) when `vbd`.
+// exact node blocks, projected per element, on the same lane kernel: p1_visit.hpp) when `vbd`.
 void sweepModel(benchmark::State& state, MaterialModel model, PbngOptions::Rotation rotation, bool vbd = false) {
   const bench::ScopedOmpThreads threads(static_cast<int>(state.range(1)));
   const Problem& problem = boxFor(static_cast<int>(state.range(0)), model);
@@ -96,7 +97,8 @@ void BM_PbngSweepStableNeoHookean(benchmark::State& state) {
   sweepModel(state, MaterialModel::kStableNeoHookean, PbngOptions::Rotation::kWarmStart);
 }
 
-// VBD's sweep on the same box, beside PBNG's (issue 31).
+// VBD's sweep on the same box, beside PBNG's (issue 31): the exact block in closed form on the
+// lanes (before the lane kernel, through addNodeBlock's 9x9 tangents: docs/vbd.md).
 void BM_VbdSweepCorotated(benchmark::State& state) {
   sweepModel(state, MaterialModel::kFixedCorotated, PbngOptions::Rotation::kWarmStart, true);
 }
@@ -108,8 +110,8 @@ BENCHMARK(BM_PbngSweepCorotated)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames(
 BENCHMARK(BM_PbngSweepCorotatedSvd)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PbngSweepNeoHookean)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PbngSweepStableNeoHookean)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_VbdSweepCorotated)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_VbdSweepNeoHookean)->ArgsProduct({{16, 32}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_VbdSweepCorotated)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_VbdSweepNeoHookean)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_PbdSweepCorotated)->ArgsProduct({{16, 32, 64}, {1, 2}})->ArgNames({"res", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -38,11 +38,13 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
 //   "tangent_parameters": eq. 32's mu and lambda: "lame" (default: the Lamé parameters of E and
 //       nu, eq. 9, as the paper writes them) or "model" (each material model's own parameters:
 //       lambda_hat = mu + lambda for neo_hookean, 4/3 mu and lambda + 5/6 mu for
-//       stable_neo_hookean; the same as "lame" for the other models under the matched mapping).
+//       stable_neo_hookean; the same as "lame" for the other models under the matched mapping);
+//   "p1_lanes": bool, the P1 lane kernel (p1_visit.hpp) where it applies (default true); false:
+//       every element through addNodeBlock, the definition (to compare the two).
 std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
   in.object(options, field);
   in.onlyKeys(options, field, {"omega", "chebyshev_rho", "chebyshev_gamma", "initial_guess", "contact_step", "rotation",
-                                "tangent_parameters"},
+                                "tangent_parameters", "p1_lanes"},
               "of solver 'pbng'");
   PbngOptions pbng;
   // A number in (0, 2).
@@ -78,8 +80,8 @@ std::unique_ptr<Solver> makePbng(const nlohmann::json& options, const JsonReader
   return std::make_unique<PbngSolver>(pbng);
 }
 
-// The options of a sweep that PBNG and MPBNG share: "initial_guess", "contact_step", "rotation",
-// "tangent_parameters".
+// The options of a sweep that PBNG, MPBNG and VBD share: "initial_guess", "contact_step",
+// "rotation", "tangent_parameters", "p1_lanes".
 void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const std::string& field, PbngOptions& pbng) {
   if (options.contains("initial_guess"))
     pbng.initial_guess = in.enumOf<PbngOptions::InitialGuess>(
@@ -102,6 +104,7 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
     pbng.tangent_parameters = in.enumOf<TangentParameters>(
         options["tangent_parameters"], jsonPointerChild(field, "tangent_parameters"),
         {{"lame", TangentParameters::kYoungsPoisson}, {"model", TangentParameters::kModel}}, "tangent parameters");
+  if (options.contains("p1_lanes")) pbng.p1_lanes = in.boolean(options["p1_lanes"], jsonPointerChild(field, "p1_lanes"));
 }
 
 // Options of "mpbng" (solvers/pbng/mpbng_solver.hpp, MpbngOptions; docs/pbng.md, "MPBNG"):
@@ -120,13 +123,13 @@ void readSweepOptions(const nlohmann::json& options, const JsonReader& in, const
 //   "final_bindings": the bindings in the final pass at kappa_kmax (true) or off (default false);
 //   "scale_gravity": kappa scales the coarse levels' weight with their mass (default true);
 //   "coarse_state": "restrict" (default: from level 0 every step) or "own" (kept across steps);
-//   "initial_guess", "contact_step", "rotation", "tangent_parameters": as for "pbng".
+//   "initial_guess", "contact_step", "rotation", "tangent_parameters", "p1_lanes": as for "pbng".
 std::unique_ptr<Solver> makeMpbng(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
   in.object(options, field);
   in.onlyKeys(options, field,
               {"levels", "r_pad", "coarsest_sweeps", "final_sweeps", "binding_stiffness", "clamp_coarse",
                "coarsest_pass", "multi_level", "kappa", "final_bindings", "scale_gravity", "coarse_state",
-               "initial_guess", "contact_step", "rotation", "tangent_parameters"},
+               "initial_guess", "contact_step", "rotation", "tangent_parameters", "p1_lanes"},
               "of solver 'mpbng'");
   MpbngOptions mpbng;
   const auto at = [&](const char* key) { return jsonPointerChild(field, key); };
@@ -190,10 +193,12 @@ std::unique_ptr<Solver> makeMpbng(const nlohmann::json& options, const JsonReade
 //   "initial_guess": "adaptive" (default) or any of "pbng"'s;
 //   "damping": VBD's k_d in seconds, >= 0 (default 0: off; backward Euler);
 //   "chebyshev_rho": VBD's Chebyshev rho in [0, 1) (default 0: off; gamma 1, VBD's form);
-//   "contact_step": as for "pbng".
+//   "contact_step", "rotation" (the fixed corotated lanes' rotation, also in the exact block),
+//       "p1_lanes": as for "pbng".
 std::unique_ptr<Solver> makeVbd(const nlohmann::json& options, const JsonReader& in, const std::string& field) {
   in.object(options, field);
-  in.onlyKeys(options, field, {"node_block", "initial_guess", "damping", "chebyshev_rho", "contact_step"},
+  in.onlyKeys(options, field, {"node_block", "initial_guess", "damping", "chebyshev_rho", "contact_step", "rotation",
+                                "p1_lanes"},
               "of solver 'vbd'");
   PbngOptions vbd = vbdDefaultOptions();
   if (options.contains("node_block"))

@@ -5,6 +5,16 @@
 // addNodeBlock with HessianKind::kApproximate (pbngApproximateTangent), without the 9x9
 // tangent.
 //
+// VBD's exact node block (PbngP1Block::kExact*) on the same lanes: H_i = V g^T (dP/dF) g, for
+// P = a F + c (F - R) + b cof F (closed_form_stress.hpp) in closed form,
+//   H_i / V = a |g|^2 I + (2 a0 snh / (Ic + 1)^2) f f^T + bJ k k^T
+//             + c (|g|^2 I + R [g]x K^-1 [g]x R^T),
+// f = F g, k = (cof F) g, K = tr(S) I - S, S = sym(R^T F). The perturbation e_b g^T is rank one
+// with g on the right, so det(F + u e_b g^T) is affine in u and d(cof F) drops out of b's term;
+// dR[dF] = R [w]x with w = K^-1 axial(R^T dF - dF^T R) gives the rotation's term (K singular:
+// sigma_2 + sigma_3 = 0, where dR/dF does not exist; docs/vbd.md). The same values as
+// addNodeBlock with HessianKind::kTrue to round-off (tests/solvers/pbng/test_vbd.cpp).
+//
 // The element data are P1ElementRecords (core/terms/p1_element_record.hpp), one per element,
 // read four times a sweep (once in each of four colors).
 //
@@ -35,8 +45,15 @@ struct PbngP1Material {
 // (modelParameters(): lambda_hat for Neo-Hookean).
 PbngP1Material pbngP1Material(const Material& material, const LameParameters& block);
 
+// The block the visits add (PbngOptions::node_block): kApproximate, eq. 32 (PBNG); kExact, each
+// element's exact block (VBD's "projected_sum": the caller projects the sum); kExactProjected,
+// each element's exact block with its negative eigenvalues clamped at 0
+// (projectToPositiveSemidefinite, tangent_projection.hpp; VBD's "projected_terms"). The exact
+// blocks need every visited element's material to have a closed form (kind != kNone).
+enum class PbngP1Block { kApproximate, kExact, kExactProjected };
+
 // Adds the visits visits[0..count) of one node (each 4 e + local, e indexing `elements`) to
-// its gradient row and block, in visit order. The rotation of a corotated element: with
+// its gradient row and block (`kind`), in visit order. The rotation of a corotated element: with
 // `warm` (the sweep; warm == elements), one Newton step from elements[e].rotation
 // (warmStartedPolarStep, polar_svd.hpp), written there (polarRotation(F), the SVD, where the
 // step is not trusted, counted in `fallbacks`); without (null), polarRotation(F), the
@@ -45,6 +62,7 @@ PbngP1Material pbngP1Material(const Material& material, const LameParameters& bl
 // data at time t.
 void addPbngP1Visits(const int* visits, int count, const P1ElementRecord* elements, P1ElementRecord* warm,
                      const std::vector<PbngP1Material>& materials, const Positions& x, const ElasticEnergy& elastic,
-                     double t, Vec3& gradient, Mat3& block, int& fallbacks);
+                     double t, Vec3& gradient, Mat3& block, int& fallbacks,
+                     PbngP1Block kind = PbngP1Block::kApproximate);
 
 }  // namespace pbdlab

@@ -88,20 +88,24 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
     stencil_copies_.emplace_back(n > 0 ? t.stencilNodes(0) : nullptr, n > 0 ? t.stencilNodes(0) + n : nullptr);
   }
 
-  // The fast path of the elastic term: P1 tetrahedra (one point), 3D, materials with the default
-  // eq. 32 tangent. Then the block is V (2 mu |g|^2 I + lambda c c^T), c = cof(F) g, g = dN_i/dX,
-  // without the 9x9 tangent (p1_visit.hpp); otherwise addNodeBlock (same values, the generic
-  // kernel).
+  // The fast path of the elastic term: P1 tetrahedra (one point), 3D. PBNG's block: materials
+  // with the default eq. 32 tangent, V (2 mu |g|^2 I + lambda c c^T), c = cof(F) g, g = dN_i/dX.
+  // VBD's exact blocks: materials with a closed-form stress (fixed corotated, the two
+  // Neo-Hookeans), V g^T (dP/dF) g in closed form; St. Venant-Kirchhoff's and the muscle's exact
+  // tangents are not, and keep the term on addNodeBlock. Both without the 9x9 tangent
+  // (p1_visit.hpp); otherwise addNodeBlock (same values, the generic kernel).
   const ElasticEnergy* previous_fast = fast_elastic_;
   fast_elastic_ = nullptr;
   fast_term_ = -1;
-  for (size_t k = 0; k < terms_.size(); ++k) {
+  const bool exact = options_.node_block != PbngOptions::NodeBlock::kApproximate;
+  for (size_t k = 0; k < terms_.size() && options_.p1_lanes; ++k) {
     const auto* elastic = dynamic_cast<const ElasticEnergy*>(terms_[k].get());
-    // (The fast path evaluates eq. 32's block; VBD's exact blocks take addNodeBlock.)
-    if (!elastic || !hasP1Records(*elastic) || options_.node_block != PbngOptions::NodeBlock::kApproximate) continue;
+    if (!elastic || !hasP1Records(*elastic)) continue;
     bool eligible = true;
-    for (int e = 0; e < elastic->numElements() && eligible; ++e)
-      eligible = usesDefaultApproximateTangent(elastic->material(e));
+    for (int e = 0; e < elastic->numElements() && eligible; ++e) {
+      const Material& m = elastic->material(e);
+      eligible = exact ? closedFormStressOf(m).kind != ClosedFormStressKind::kNone : usesDefaultApproximateTangent(m);
+    }
     if (!eligible) break;
     // Kept when the same elastic term is rebuilt for new contacts (its rotations carry over).
     const bool keep = incremental && same_problem && elastic == previous_fast &&
@@ -283,10 +287,16 @@ void PbngSolver::nodeSystem(int node, const Positions& x, Vec3& gradient, Mat3& 
                             int& fallbacks) const {
   gradient.setZero();
   block.setZero();
-  // Eq. 32-33 for the P1 elements of the fast path (p1_visit.hpp), then every other term.
-  if (fast_visit_count_[node] > 0)
+  // The P1 elements of the fast path (p1_visit.hpp: eq. 32-33, or VBD's exact blocks, projected
+  // per element for "projected_terms"), then every other term.
+  if (fast_visit_count_[node] > 0) {
+    using NodeBlock = PbngOptions::NodeBlock;
+    const PbngP1Block lane_block = options_.node_block == NodeBlock::kApproximate      ? PbngP1Block::kApproximate
+                                   : options_.node_block == NodeBlock::kProjectedTerms ? PbngP1Block::kExactProjected
+                                                                                       : PbngP1Block::kExact;
     addPbngP1Visits(fast_visits_.data() + fast_visit_begin_[node], fast_visit_count_[node], fast_elements_.data(),
-                    warm, fast_materials_, x, *fast_elastic_, time_, gradient, block, fallbacks);
+                    warm, fast_materials_, x, *fast_elastic_, time_, gradient, block, fallbacks, lane_block);
+  }
   const HessianKind kind = options_.node_block == PbngOptions::NodeBlock::kApproximate
                                ? ElasticEnergy::approximateHessianKind(options_.tangent_parameters)
                                : HessianKind::kTrue;

@@ -50,7 +50,9 @@
 //    is written by one thread in a color, so sweeps stay deterministic. nodeStep()/nodeSystem()
 //    (tests) take the SVD's R and leave the rotations alone.
 //  - The P1 fast path sums a node's element visits in vector lanes (p1_visit.hpp): results agree
-//    with the definition to round-off, not bit for bit across CPUs.
+//    with the definition to round-off, not bit for bit across CPUs. With VBD's exact blocks
+//    (node_block "projected_terms" / "projected_sum") it evaluates them in closed form when every
+//    element's material has a closed-form stress.
 //  - Stops: kRoundoff when no node moved more than 1e-14 max(1, |x|_inf) in a sweep before the
 //    target was met; kDiverged (last finite iterate kept) on a non-finite position.
 //  - Log columns "colors": the number of node colors (iteration 0 only); "omega": SOR's omega
@@ -99,6 +101,11 @@ struct PbngOptions {
   // them (default); kModel, each model's own (lambda_hat = mu + lambda for neo_hookean, Smith's
   // 4/3 mu and lambda + 5/6 mu for stable_neo_hookean; the same for the other models).
   TangentParameters tangent_parameters = TangentParameters::kYoungsPoisson;
+  // The P1 lane kernel (p1_visit.hpp) for the elastic term's P1 tetrahedra where it applies
+  // (PBNG's eq. 32: materials with the default approximate tangent; VBD's exact blocks:
+  // materials with a closed-form stress, closed_form_stress.hpp); false: every element through
+  // addNodeBlock, the definition (tests compare the two). Not a scene option.
+  bool p1_lanes = true;
   bool chebyshev() const { return chebyshev_rho > 0.0; }
   bool sor() const { return omega_auto || omega != 1.0; }
 };
@@ -163,6 +170,8 @@ class PbngSolver : public Solver {
   // how many warm-started updates fell back to the SVD since setup().
   std::vector<Mat3> elementRotations() const;
   long long rotationFallbacks() const { return rotation_fallbacks_; }
+  // How many elements the P1 lane kernel serves (0: none, every element through addNodeBlock).
+  int numLaneElements() const { return fast_elastic_ ? static_cast<int>(fast_elements_.size()) : 0; }
 
   // The node coloring (every node of the problem; nodes of one color share no stencil of any
   // visited term) and the stencil sets it was built over.

@@ -8,8 +8,9 @@
 //  - A_i: PBNG, eq. 32-34's SPD approximation (2 mu |g|^2 I + lambda c c^T for an element);
 //    VBD, the exact node block of each term's Hessian, made positive semi-definite
 //    (node_block "projected_terms": each term's 3x3 block with its negative eigenvalues
-//    clamped; "projected_sum": the sum clamped once), plus m_i I. PBNG's P1 lane kernel
-//    evaluates eq. 32 only, so VBD runs the generic node visits.
+//    clamped; "projected_sum": the sum clamped once), plus m_i I. P1 tetrahedra of closed-form
+//    materials take it in closed form on PBNG's lane kernel (p1_visit.hpp, H_i = V g^T dP/dF g);
+//    other elements and materials, addNodeBlock with HessianKind::kTrue.
 //  - The initial guess: PBNG, x~ = x^n + dt v^n; VBD, the adaptive x^n + dt v^n + dt^2 a~
 //    (a~ the last step's acceleration along the gravity, clamped to [0, |g|]); "inertial",
 //    "previous" and "pbd_prediction" as PBNG's.

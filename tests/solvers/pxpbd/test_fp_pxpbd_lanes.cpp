@@ -11,6 +11,7 @@
 #include "meshes/box_mesh.hpp"
 #include "solvers/pxpbd/fp_pxpbd.hpp"
 #include "tests/support/clamped_block.hpp"
+#include "tests/support/mixed_bars.hpp"
 #include "tests/support/step_run.hpp"
 
 namespace pbdlab {
@@ -29,27 +30,7 @@ Problem laneBar(MaterialModel model, double dt) {
 
 // Two such bars side by side, one fixed corotated and one Neo-Hookean: the lanes' mixed form.
 Problem mixedBars(double dt) {
-  Problem problem;
-  const MaterialModel models[] = {MaterialModel::kFixedCorotated, MaterialModel::kNeoHookean};
-  for (int b = 0; b < 2; ++b) {
-    BoxMeshRecipe box;
-    box.origin = Vec3(0.0, 0.0, b * 1.0);
-    box.size = Vec3(2.0, 0.5, 0.5);
-    box.cells = {8, 2, 2};
-    Body body;
-    body.name = b == 0 ? "corotated" : "neo";
-    body.mesh = makeBoxMesh(box);
-    body.material.model = models[b];
-    body.material.youngs_modulus = 1000.0;
-    body.material.poisson_ratio = 0.3;
-    body.material.density = 10.0;
-    problem.dirichlet.push_back({body.name + "/x-min", {true, true, true}, {}});
-    problem.bodies.push_back(std::move(body));
-  }
-  problem.gravity = Vec3(0.0, -9.8, 0.0);
-  problem.time = {Integrator::kBackwardEuler, dt, 1, 1};
-  problem.finalize("mixed bars");
-  return problem;
+  return test::mixedBars(MaterialModel::kNeoHookean, Integrator::kBackwardEuler, dt);
 }
 
 // A start twisted about the bar's axis, 0.5 rad a metre (1 rad at the free end), at rest: the
