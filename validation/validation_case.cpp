@@ -282,7 +282,7 @@ ValidationCase loadValidationCase(const std::string& path) {
   if (document.contains("series")) c.series = in.nonEmptyString(document["series"], "/series");
   if (document.contains("label")) c.label = in.oneOf(document["label"], "/label", {"fast", "full"}, "label");
   if (document.contains("paper"))
-    c.paper = in.oneOf(document["paper"], "/paper", {"pxpbd", "pbng", "high_order", "multilayer", "model"}, "paper");
+    c.paper = in.oneOf(document["paper"], "/paper", {"pxpbd", "pbng", "high_order", "multilayer", "vbd", "model"}, "paper");
   if (document.contains("converged_steps"))
     c.converged_steps = in.oneOf(document["converged_steps"], "/converged_steps", {"all", "last", "none"},
                                  "converged_steps");

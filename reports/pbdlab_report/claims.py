@@ -22,6 +22,7 @@ PAPERS = OrderedDict([
     ("pbng", "PBNG: position-based nonlinear Gauss-Seidel"),
     ("high_order", "High-order elements in PBD"),
     ("multilayer", "Multi-layer XPBD (Mercier-Aubin and Kry 2024)"),
+    ("vbd", "VBD: Chen et al. 2024, Vertex Block Descent (a peer of PBNG, not one of the five papers)"),
     ("model", "The shared model and the references"),
 ])
 
