@@ -7,6 +7,18 @@
 
 namespace pbdlab {
 
+// The per-lane deformation and rotation of a batch of P1 elements that every lane kernel keeps
+// (each kernel's own batch struct derives from it and adds its inputs and outputs).
+template <int L>
+struct DeformationLanes {
+  alignas(64) double F[9][L];
+  alignas(64) double C[9][L];   // cof F
+  alignas(64) double J[L];
+  alignas(64) double R0[9][L];  // the warm start: the element's previous rotation
+  alignas(64) double R[9][L];
+  alignas(64) double trusted[L];  // the rotation step's verdict (1 or 0; warmRotationLanes)
+};
+
 // R = one Newton step from R0 towards the polar rotation of F in every lane
 // (warmStartedPolarStep), trusted[l] = 1 where the step is trusted, else 0.
 template <int L>

@@ -26,17 +26,11 @@ namespace {
 constexpr int kLanes = kXpbdP1Lanes;
 
 // One batch in structure-of-arrays form; 3x3 matrices column-major per lane.
-struct Lanes {
+struct Lanes : DeformationLanes<kLanes> {
   alignas(64) double x[12][kLanes];             // node a's component i at 3 a + i
   alignas(64) double inverse_mass[12][kLanes];  // the same layout
   alignas(64) double shape[9][kLanes];          // record shape rows: shape[(a - 1) + 3 j]
   alignas(64) double g0[3][kLanes];             // node 0's dN/dX: minus the sum of the rows
-  alignas(64) double F[9][kLanes];
-  alignas(64) double C[9][kLanes];  // cof F
-  alignas(64) double J[kLanes];
-  alignas(64) double R0[9][kLanes];
-  alignas(64) double R[9][kLanes];
-  alignas(64) double trusted[kLanes];
   alignas(64) double volume[kLanes];
   alignas(64) double alpha[kXpbdP1MaxTerms][kLanes];  // alpha~ = alpha / dt^2 (0 where off)
   alignas(64) double on[kXpbdP1MaxTerms][kLanes];     // 1: the term is a constraint here
@@ -170,6 +164,8 @@ XPBD_LANE_PHASE void sweepBatches(const XpbdP1Split& split, const XpbdP1Update& 
         if (update.warm_rotations) {
           warmRotationLanes(lanes.F, lanes.R0, lanes.R, lanes.trusted);
         } else {
+          // R finite in the padding lanes too (their R0 is I); the others take the SVD below.
+          std::copy(&lanes.R0[0][0], &lanes.R0[0][0] + 9 * kLanes, &lanes.R[0][0]);
           for (int l = 0; l < kLanes; ++l) lanes.trusted[l] = 0.0;
         }
         for (int l = 0; l < n; ++l) {

@@ -22,19 +22,13 @@ constexpr int kLanes = 8;
 
 // One batch of visits in structure-of-arrays form: 3x3 matrices column-major per lane,
 // m[i + 3 j][lane] = M(i, j).
-struct Lanes {
+struct Lanes : DeformationLanes<kLanes> {
   alignas(64) double edge[9][kLanes];   // column a - 1: x_a - x_0, a = 1..3
   alignas(64) double shape[9][kLanes];  // row a - 1: dN_a/dX, a = 1..3 (m[(a - 1) + 3 j])
-  alignas(64) double F[9][kLanes];
-  alignas(64) double C[9][kLanes];      // cof F
-  alignas(64) double J[kLanes];
-  alignas(64) double R0[9][kLanes];
-  alignas(64) double R[9][kLanes];
   alignas(64) double P[9][kLanes];
   alignas(64) double g[3][kLanes];      // dN_local/dX
   alignas(64) double volume[kLanes];
   alignas(64) double block_mu[kLanes], block_lambda[kLanes];
-  alignas(64) double trusted[kLanes];   // the rotation step's verdict (1 or 0)
   alignas(64) double out[9][kLanes];    // gradient (3), block (00, 11, 22, 01, 02, 12)
   // The closed form's coefficients (closedFormStress); closed 0: the material's own P.
   alignas(64) double a0[kLanes], c[kLanes], bJ[kLanes], b0[kLanes], snh[kLanes], closed[kLanes];

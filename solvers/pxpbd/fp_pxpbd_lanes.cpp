@@ -17,7 +17,7 @@ constexpr int kLanes = kFpPxpbdLanes;
 
 // One batch; 3x3 matrices column-major per lane, m[i + 3 j][lane] = M(i, j); the element's
 // nodal 3x4 matrices (positions, right-hand side, forces, offsets) at i + 3 a.
-struct Lanes {
+struct Lanes : DeformationLanes<kLanes> {
   alignas(64) double xe[12][kLanes];
   alignas(64) double rhs[12][kLanes];    // m_a x~_a + dt^2 (f_ext_a - the other elements' forces)
   alignas(64) double own[12][kLanes];    // V P_old G_a: the element's force before the solve
@@ -27,12 +27,6 @@ struct Lanes {
   alignas(64) double Z[9][kLanes];       // Z^ of eq. 49
   alignas(64) double total_mass[kLanes], volume[kLanes], rank_one_c[kLanes];
   alignas(64) double a0[kLanes], c[kLanes], bJ[kLanes], b0[kLanes], snh[kLanes];
-  alignas(64) double F[9][kLanes];
-  alignas(64) double C[9][kLanes];       // cof F
-  alignas(64) double J[kLanes];
-  alignas(64) double R0[9][kLanes];
-  alignas(64) double R[9][kLanes];
-  alignas(64) double trusted[kLanes];
   alignas(64) double P[9][kLanes];
 };
 
@@ -144,7 +138,10 @@ FP_LANE_PHASE void newtonStep(Lanes& lanes, double dt2) {
 // R of every lane at its F: the warm step from R0 and the SVD where it is not trusted, or the
 // SVD everywhere. Then R0 = R: the next evaluation starts from it.
 FP_LANE_PHASE void rotations(Lanes& lanes, int n, bool warm, int& fallbacks) {
-  if (warm) warmRotationLanes(lanes.F, lanes.R0, lanes.R, lanes.trusted);
+  if (warm)
+    warmRotationLanes(lanes.F, lanes.R0, lanes.R, lanes.trusted);
+  else  // R finite in every lane: c (F - R) with c = 0 (Neo-Hookean lanes of a mixed batch, padding)
+    std::copy(&lanes.R0[0][0], &lanes.R0[0][0] + 9 * kLanes, &lanes.R[0][0]);
   for (int l = 0; l < n; ++l) {
     if (lanes.c[l] == 0.0 || (warm && lanes.trusted[l] != 0.0)) continue;  // no rotation, or trusted
     polarRotationLane(lanes.F, l, lanes.R);
