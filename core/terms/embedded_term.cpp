@@ -1,0 +1,227 @@
+#include "core/terms/embedded_term.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/support/thread_settings.hpp"
+
+namespace pbdlab {
+
+namespace {
+
+// A mesh-sized positions vector per thread for the stencil-wise calls: a Gauss-Seidel sweep
+// calls addNodeBlock once per node visit, and allocating the whole mesh's positions at each
+// would make a sweep quadratic in the mesh size. Only the current stencil's vertices are
+// written (and read).
+Positions& stencilScratch(int num_points) {
+  thread_local Positions scratch;
+  if (scratch.size() != 3 * static_cast<Eigen::Index>(num_points)) scratch.setZero(3 * static_cast<Eigen::Index>(num_points));
+  return scratch;
+}
+
+void checkGridSize(const char* what, const Positions& q, const BackgroundGrid& grid) {
+  if (q.size() != 3 * static_cast<Eigen::Index>(grid.numNodes()))
+    throw std::invalid_argument(std::string("EmbeddedTerm::") + what + ": " + std::to_string(q.size()) +
+                                " values, expected 3 per grid node (" + std::to_string(3LL * grid.numNodes()) + ")");
+}
+
+}  // namespace
+
+EmbeddedTerm::EmbeddedTerm(std::shared_ptr<const EnergyTerm> inner, std::shared_ptr<const GridWeights> weights)
+    : inner_(std::move(inner)), weights_(std::move(weights)) {
+  if (!inner_) throw std::invalid_argument("EmbeddedTerm: no inner term");
+  if (!weights_) throw std::invalid_argument("EmbeddedTerm: no grid weights");
+  const GridWeights& W = *weights_;
+  const BackgroundGrid& grid = W.grid;
+  const std::string kernel = gridKernelName(W.kernel);
+  if (W.nodes_per_point != gridStencilNodes(W.kernel) || W.node.size() != W.entry(W.numPoints()) ||
+      W.weight.size() != W.node.size())
+    throw std::invalid_argument("EmbeddedTerm: grid weights with " + std::to_string(W.nodes_per_point) +
+                                " nodes per point and " + std::to_string(W.node.size()) + " entries for " +
+                                std::to_string(W.numPoints()) + " points do not fit the " + kernel + " kernel (" +
+                                std::to_string(gridStencilNodes(W.kernel)) + " nodes per point)");
+  const int width = W.kernel == GridKernel::kTrilinear ? 2 : 3;  // kernel nodes per axis
+  block_width_ = width + 1;  // vertices one cell apart touch one node more per axis
+  block_nodes_ = block_width_ * block_width_ * block_width_;
+  const int B = block_width_;
+  for (int axis = 0; axis < 3; ++axis)
+    if (grid.nodeCounts()[axis] < B)
+      throw std::invalid_argument("EmbeddedTerm over " + inner_->name() + ": the grid has " +
+                                  std::to_string(grid.nodeCounts()[axis]) + " nodes on axis " + "xyz"[axis] +
+                                  ", the " + kernel + " kernel's block needs " + std::to_string(B) +
+                                  " (grow the grid's margin)");
+
+  kernel_offset_.resize(W.nodes_per_point);
+  for (int k = 0; k < W.nodes_per_point; ++k)
+    kernel_offset_[k] = k % width + B * ((k / width) % width + B * (k / (width * width)));
+  point_base_.resize(W.numPoints());
+  for (int p = 0; p < W.numPoints(); ++p) point_base_[p] = grid.nodeCoordinates(W.node[W.entry(p)]);
+
+  const int n_stencils = inner_->numStencils();
+  const int n = inner_->nodesPerStencil();
+  anchor_.resize(n_stencils);
+  stencil_nodes_.resize(static_cast<size_t>(n_stencils) * block_nodes_);
+  for (int s = 0; s < n_stencils; ++s) {
+    const int* nodes = inner_->stencilNodes(s);
+    Eigen::Vector3i lo = Eigen::Vector3i::Constant(std::numeric_limits<int>::max());
+    Eigen::Vector3i hi = Eigen::Vector3i::Constant(std::numeric_limits<int>::min());
+    for (int a = 0; a < n; ++a) {
+      const int v = nodes[a];
+      if (v < 0 || v >= W.numPoints())
+        throw std::invalid_argument("EmbeddedTerm over " + inner_->name() + ": stencil " + std::to_string(s) +
+                                    " names node " + std::to_string(v) + ", but the grid weights have " +
+                                    std::to_string(W.numPoints()) + " points");
+      const size_t first = W.entry(v);
+      for (int k = 0; k < W.nodes_per_point; ++k) {
+        if (W.weight[first + k] == 0.0) continue;  // untouched: need not be in the block
+        const Eigen::Vector3i c =
+            point_base_[v] + Eigen::Vector3i(k % width, (k / width) % width, k / (width * width));
+        lo = lo.cwiseMin(c);
+        hi = hi.cwiseMax(c);
+      }
+    }
+    for (int axis = 0; axis < 3; ++axis) {
+      if (hi[axis] - lo[axis] + 1 <= B) continue;
+      std::ostringstream out;
+      out << "EmbeddedTerm over " << inner_->name() << ": stencil " << s << " touches grid nodes " << lo[axis]
+          << ".." << hi[axis] << " on axis " << "xyz"[axis] << " (" << hi[axis] - lo[axis] + 1 << " nodes), but the "
+          << kernel << " kernel's block holds " << B
+          << " per axis: its vertices must lie within one grid cell of each other (elements no larger than the "
+             "grid spacing h = "
+          << grid.spacing() << " at the step's start). Refine the mesh or coarsen the grid";
+      throw std::invalid_argument(out.str());
+    }
+    // Moved down at the upper faces so that the block stays in the grid (hi <= n - 1 keeps
+    // every touched node inside).
+    const Eigen::Vector3i anchor = lo.cwiseMin(grid.nodeCounts() - Eigen::Vector3i::Constant(B));
+    anchor_[s] = anchor;
+    int* block = stencil_nodes_.data() + static_cast<size_t>(s) * block_nodes_;
+    for (int c = 0; c < B; ++c)
+      for (int b = 0; b < B; ++b)
+        for (int a = 0; a < B; ++a) *block++ = grid.nodeIndex(anchor + Eigen::Vector3i(a, b, c));
+  }
+}
+
+void EmbeddedTerm::gatherEntries(int s, std::vector<Entry>& entries) const {
+  const GridWeights& W = *weights_;
+  const int B = block_width_;
+  const int* nodes = inner_->stencilNodes(s);
+  entries.clear();
+  for (int a = 0; a < inner_->nodesPerStencil(); ++a) {
+    const int v = nodes[a];
+    const Eigen::Vector3i o = point_base_[v] - anchor_[s];
+    // Flattened offset of the vertex's first kernel node; a component may be -1 when that node
+    // has zero weight, but every node of nonzero weight lands inside the block.
+    const int base = o[0] + B * (o[1] + B * o[2]);
+    const size_t first = W.entry(v);
+    for (int k = 0; k < W.nodes_per_point; ++k)
+      if (W.weight[first + k] != 0.0) entries.push_back({a, base + kernel_offset_[k], W.weight[first + k]});
+  }
+}
+
+std::vector<EmbeddedTerm::Entry> EmbeddedTerm::weightEntries(int s) const {
+  std::vector<Entry> entries;
+  gatherEntries(s, entries);
+  return entries;
+}
+
+void EmbeddedTerm::embedStencil(int s, const Positions& q, const std::vector<Entry>& entries, Positions& x) const {
+  const int* nodes = inner_->stencilNodes(s);
+  const int* block = stencilNodes(s);
+  for (int a = 0; a < inner_->nodesPerStencil(); ++a) x.segment<3>(3 * static_cast<Eigen::Index>(nodes[a])).setZero();
+  for (const Entry& e : entries)
+    x.segment<3>(3 * static_cast<Eigen::Index>(nodes[e.vertex])) +=
+        e.weight * q.segment<3>(3 * static_cast<Eigen::Index>(block[e.local]));
+}
+
+void EmbeddedTerm::innerStencilTerms(int s, const Positions& q, double t, HessianKind kind, std::vector<Entry>& entries,
+                                     double* value, VecX* gx, Eigen::MatrixXd* Hx) const {
+  gatherEntries(s, entries);
+  Positions& x = stencilScratch(weights_->numPoints());
+  embedStencil(s, q, entries, x);
+  inner_->stencilTerms(s, x, t, value, gx, Hx, kind);
+}
+
+void EmbeddedTerm::stencilTerms(int s, const Positions& q, double t, double* value, VecX* gradient,
+                                Eigen::MatrixXd* hessian, HessianKind kind) const {
+  checkGridSize("stencilTerms", q, grid());
+  std::vector<Entry> entries;
+  VecX gx;
+  Eigen::MatrixXd Hx;
+  innerStencilTerms(s, q, t, kind, entries, value, gradient ? &gx : nullptr, hessian ? &Hx : nullptr);
+  const int dofs = 3 * block_nodes_;
+  if (gradient) {  // B^T g
+    gradient->setZero(dofs);
+    for (const Entry& e : entries) gradient->segment<3>(3 * e.local) += e.weight * gx.segment<3>(3 * e.vertex);
+  }
+  if (hessian) {  // B^T H B
+    hessian->setZero(dofs, dofs);
+    for (const Entry& e1 : entries)
+      for (const Entry& e2 : entries)
+        hessian->block<3, 3>(3 * e1.local, 3 * e2.local) +=
+            (e1.weight * e2.weight) * Hx.block<3, 3>(3 * e1.vertex, 3 * e2.vertex);
+  }
+}
+
+double EmbeddedTerm::energy(const Positions& q, double t) const {
+  checkGridSize("energy", q, grid());
+  return inner_->energy(embed(*weights_, q), t);
+}
+
+void EmbeddedTerm::addGradient(const Positions& q, double t, double scale, VecX& g) const {
+  checkGridSize("addGradient", q, grid());
+  VecX gx = VecX::Zero(3 * static_cast<Eigen::Index>(weights_->numPoints()));
+  inner_->addGradient(embed(*weights_, q), t, 1.0, gx);
+  g += scale * embedTranspose(*weights_, gx);
+}
+
+void EmbeddedTerm::addHessian(const Positions& q, double t, HessianKind kind, double scale, const HessianSlots& slots,
+                              double* values) const {
+  checkGridSize("addHessian", q, grid());
+  const Positions x = embed(*weights_, q);
+  for (const std::vector<int>& color : stencilColoring().groups) {
+    const int count = static_cast<int>(color.size());
+#pragma omp parallel if (worthThreads(count))
+    {
+      std::vector<Entry> entries;
+      Eigen::MatrixXd Hx;
+#pragma omp for schedule(static)
+      for (int k = 0; k < count; ++k) {
+        const int s = color[k];
+        gatherEntries(s, entries);
+        inner_->stencilTerms(s, x, t, nullptr, nullptr, &Hx, kind);
+        const int* slot = slots.slot.data() + static_cast<size_t>(s) * slots.entries_per_stencil;
+        // Lower triangle of B^T H B: block (L1, L2) with L1 > L2 whole, L1 == L2 its own lower
+        // triangle; the pairs with L1 < L2 are the transposes of pairs already added.
+        for (const Entry& e1 : entries)
+          for (const Entry& e2 : entries) {
+            if (e1.local < e2.local) continue;
+            const double w = scale * e1.weight * e2.weight;
+            for (int j = 0; j < 3; ++j)
+              for (int i = e1.local == e2.local ? j : 0; i < 3; ++i) {
+                const int target = slot[lowerTriangleIndex(3 * e1.local + i, 3 * e2.local + j)];
+                if (target >= 0) values[target] += w * Hx(3 * e1.vertex + i, 3 * e2.vertex + j);
+              }
+          }
+      }
+    }
+  }
+}
+
+void EmbeddedTerm::addNodeBlock(int s, int local, const Positions& q, double t, HessianKind kind, Vec3& gradient,
+                                Mat3& block) const {
+  std::vector<Entry> entries;
+  VecX gx;
+  Eigen::MatrixXd Hx;
+  innerStencilTerms(s, q, t, kind, entries, nullptr, &gx, &Hx);
+  for (const Entry& e1 : entries) {
+    if (e1.local != local) continue;
+    gradient += e1.weight * gx.segment<3>(3 * e1.vertex);
+    for (const Entry& e2 : entries)
+      if (e2.local == local) block += (e1.weight * e2.weight) * Hx.block<3, 3>(3 * e1.vertex, 3 * e2.vertex);
+  }
+}
+
+}  // namespace pbdlab
