@@ -119,6 +119,7 @@ struct CollisionSettings {
 };
 
 class CollisionDetector;
+class GridStepProblemBuilder;  // core/model/grid_step_problem.cpp
 
 class Problem {
  public:
@@ -203,6 +204,10 @@ class Problem {
   double stepDt() const { return time.substepDt(); }
 
  private:
+  // The grid step's Problem (core/model/grid_step_problem.hpp) is built from a mesh problem's
+  // terms, loads and the grid's masses, not from bodies: it sets what finalize() computes.
+  friend class GridStepProblemBuilder;
+
   void combineBodies(const std::string& source);
   void bindNodeSets(const std::string& source);
   void buildLoads(const std::string& source);
