@@ -18,8 +18,10 @@
 //    on a grid plane. APIC's C_p = sum_i v_i grad w_ip^T is used: per tensor factor
 //    w_ip (x_i - x_p)^T D_p^-1 = grad w_ip^T, so it is B_p D_p^-1 off the planes, it is defined on
 //    them, and C_p D_p = B_p everywhere, which keeps L exact. It reproduces an affine field
-//    (C_p = A) wherever the stencil's nodes have mass; on a plane it also reads nodes of zero
-//    weight, whose velocity is 0 when nothing else gives them mass.
+//    (C_p = A) wherever the stencil's nodes have mass. On a plane it reads nodes of zero weight
+//    (the cell above); given the grid masses, the column across a plane whose upper nodes have
+//    no mass (a body's upper face lying on it) is taken from the side below instead, so C_p
+//    still reproduces an affine field there (without them: -v/h from nodes that only rest).
 #include <vector>
 
 #include "core/grid/grid_weights.hpp"
@@ -43,7 +45,9 @@ struct ParticleVelocities {
 GridMomentum particlesToGrid(const GridWeights& weights, const VecX& mass, const Positions& velocity,
                              const std::vector<Mat3>& affine);
 
-// G2P of the grid velocities (3 per node) to the weights' points.
-ParticleVelocities gridToParticles(const GridWeights& weights, const Positions& grid_velocity);
+// G2P of the grid velocities (3 per node) to the weights' points. `grid_mass` (per node, e.g.
+// the step's P2G masses; empty: not used) decides the trilinear C_p's side on grid planes.
+ParticleVelocities gridToParticles(const GridWeights& weights, const Positions& grid_velocity,
+                                   const VecX& grid_mass = VecX());
 
 }  // namespace pbdlab
