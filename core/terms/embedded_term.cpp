@@ -88,9 +88,11 @@ EmbeddedTerm::EmbeddedTerm(std::shared_ptr<const EnergyTerm> inner, std::shared_
       out << "EmbeddedTerm over " << inner_->name() << ": stencil " << s << " touches grid nodes " << lo[axis]
           << ".." << hi[axis] << " on axis " << "xyz"[axis] << " (" << hi[axis] - lo[axis] + 1 << " nodes), but the "
           << kernel << " kernel's block holds " << B
-          << " per axis: its vertices must lie within one grid cell of each other (elements no larger than the "
-             "grid spacing h = "
-          << grid.spacing() << " at the step's start). Refine the mesh or coarsen the grid";
+          << " per axis: its vertices must lie within one grid cell of each other at the step's start, so the "
+             "elements must stay smaller than the grid spacing h = "
+          << grid.spacing()
+          << " as they deform (a mesh as fine as the grid passes its first step only). Refine the mesh or coarsen "
+             "the grid";
       throw std::invalid_argument(out.str());
     }
     // Moved down at the upper faces so that the block stays in the grid (hi <= n - 1 keeps
