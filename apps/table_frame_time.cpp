@@ -223,6 +223,11 @@ std::vector<std::string> frameTimeRows(const json& table, const fs::path& path, 
     const json& row = table["rows"][k];
     const std::string label = row.at("label");
     const Scene base = rowScene(path, row, k);
+    // The replayed rows step the mesh problem directly (advanceOneStep): a grid scene's steps
+    // are GridStepper's, which this table does not drive yet.
+    if (base.grid)
+      throw InputError(path, jsonPointerChild("/rows", k) + "/scene",
+                       "a grid scene (\"grid\", docs/grid.md): frame-time tables run mesh scenes only");
     const json& runs = row["runs"];
     std::vector<Scene> scenes;
     for (size_t r = 0; r < runs.size(); ++r)

@@ -12,10 +12,13 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
 #include "core/fem/field_sampling.hpp"
+#include "core/solver/grid_stepper.hpp"
 #include "core/support/atomic_file.hpp"
 #include "core/support/input_error.hpp"
 #include "core/support/thread_settings.hpp"
@@ -161,7 +164,67 @@ struct FrameOutcome {
   nlohmann::json substeps = nlohmann::json::array();  // per substep, when a frame has several
   double reference_residual = 0.0;  // of the first substep
   double residual = 0.0, relative_residual = 0.0, energy = 0.0;  // of the last substep
+  nlohmann::json grid = nullptr;  // a grid scene's: gridFrameEntry of the frame's substeps
 };
+
+// A grid scene's frame entry "grid" over its substeps' records: the last substep's active
+// nodes and free DOFs, the largest move, each part's seconds summed.
+nlohmann::json gridFrameEntry(const std::vector<GridStepRecord>& records) {
+  double max_cells = 0.0, weights = 0.0, problem = 0.0, setup = 0.0, solve = 0.0, g2p = 0.0;
+  for (const GridStepRecord& r : records) {
+    max_cells = std::max(max_cells, r.max_displacement_cells);
+    weights += r.weights_p2g_seconds;
+    problem += r.problem_seconds;
+    setup += r.setup_seconds;
+    solve += r.solve_seconds;
+    g2p += r.g2p_seconds;
+  }
+  const GridStepRecord last = records.empty() ? GridStepRecord{} : records.back();
+  return {{"active_nodes", last.active_nodes},
+          {"free_dofs", last.free_dofs},
+          {"max_displacement_cells", max_cells},
+          {"weights_p2g_seconds", weights},
+          {"problem_seconds", problem},
+          {"setup_seconds", setup},
+          {"solve_seconds", solve},
+          {"g2p_seconds", g2p}};
+}
+
+// One (sub)step of a grid scene: the stepper's step from state.step, then the mesh state
+// follows its particles (x, v) and the step index and t advance as advanceOneStep's do. A
+// step the stepper cannot take (a vertex's stencil leaves the grid, an element outgrew the
+// embedded term's block: std::invalid_argument) ends the run as a divergence with that reason,
+// the state left as before the step.
+StepResult advanceOneGridStep(GridStepper& stepper, Solver& solver, const Problem& problem, State& state,
+                              const Budget& budget, IterationLog& log, GridStepRecord& record) {
+  const std::size_t rows_before = log.rows().size();
+  StepResult r;
+  try {
+    record = stepper.step(solver, state.step, budget, log);
+  } catch (const std::invalid_argument& error) {
+    record = GridStepRecord{};
+    record.step = state.step;
+    r.reason = StopReason::kDiverged;
+    r.divergence = std::string("the grid step could not be taken: ") + error.what();
+    r.residual = r.relative_residual = r.energy = std::numeric_limits<double>::quiet_NaN();
+    return r;
+  }
+  state.x = stepper.positions();
+  state.v = stepper.velocities();
+  state.step += 1;
+  state.t = problem.timeAt(state.step);
+  r.reason = record.reason;
+  r.iterations = record.iterations;
+  r.solver_seconds = record.solver_seconds;
+  r.reference_residual = record.reference_residual;
+  r.residual = record.residual;
+  r.relative_residual = record.relative_residual;
+  // The grid step's energy (in q) as its last logged row has it.
+  r.energy = log.rows().size() > rows_before ? log.rows().back().energy : std::numeric_limits<double>::quiet_NaN();
+  r.last_iteration = record.iterations;
+  r.divergence = record.divergence;
+  return r;
+}
 
 std::string progressLabel(const Scene& scene, const RunOptions& options) {
   return options.progress_label.empty() ? scene.name : options.progress_label;
@@ -170,15 +233,21 @@ std::string progressLabel(const Scene& scene, const RunOptions& options) {
 // Advances `state` by frame `frame`: `substeps` steps of the yardstick, each judged on its own
 // (the runner owns v, the step index and t). Stops at a diverged substep, leaving the
 // solver's last finite iterate in `state` (or the state before that substep).
+// A grid scene's (sub)steps go through `grid` (advanceOneGridStep), a mesh scene's (`grid` null)
+// through advanceOneStep.
 FrameOutcome runFrame(const Scene& scene, const RunOptions& options, Solver& solver, State& state, IterationLog& log,
-                      int frame) {
+                      int frame, GridStepper* grid) {
   const Problem& problem = scene.problem;
   const int substeps = problem.time.substeps;
   FrameOutcome outcome;
+  std::vector<GridStepRecord> grid_records;
   for (int sub = 0; sub < substeps; ++sub) {
     const Budget budget = substepBudget(scene.solver.budget, substeps, sub, outcome.iterations, outcome.solver_seconds);
     const Positions x_before_step = state.x;  // the last finite state, should the step end in NaN
-    const StepResult r = advanceOneStep(solver, problem, state, budget, log);
+    GridStepRecord grid_record;
+    const StepResult r = grid ? advanceOneGridStep(*grid, solver, problem, state, budget, log, grid_record)
+                              : advanceOneStep(solver, problem, state, budget, log);
+    if (grid) grid_records.push_back(grid_record);
     const StopReason reason = r.reason;
     // A step at the round-off floor is as converged as double precision allows.
     outcome.all_converged &= reason == StopReason::kConverged || reason == StopReason::kRoundoff;
@@ -188,13 +257,15 @@ FrameOutcome runFrame(const Scene& scene, const RunOptions& options, Solver& sol
     outcome.iterations += r.iterations;
     outcome.solver_seconds += r.solver_seconds;
     if (sub == 0) outcome.reference_residual = r.reference_residual;
-    if (substeps > 1)
+    if (substeps > 1) {
       outcome.substeps.push_back({{"substep", sub + 1},
                                   {"iterations", r.iterations},
                                   {"stop_reason", stopReasonName(reason)},
                                   {"reference_residual", r.reference_residual},
                                   {"residual", r.residual},
                                   {"relative_residual", r.relative_residual}});
+      if (grid) outcome.substeps.back()["grid"] = gridFrameEntry({grid_record});
+    }
     outcome.residual = r.residual;
     outcome.relative_residual = r.relative_residual;
     outcome.energy = r.energy;
@@ -216,6 +287,7 @@ FrameOutcome runFrame(const Scene& scene, const RunOptions& options, Solver& sol
       break;
     }
   }
+  if (grid) outcome.grid = gridFrameEntry(grid_records);
   return outcome;
 }
 
@@ -233,6 +305,7 @@ nlohmann::json frameEntry(const Problem& problem, int frame, const FrameOutcome&
                           {"energy", outcome.energy},
                           {"probe_displacements", probes.displacements(state.x)}};
   if (problem.time.substeps > 1) entry["substeps"] = outcome.substeps;
+  if (!outcome.grid.is_null()) entry["grid"] = outcome.grid;
   // A diverged state may hold NaN: written as null (JSON has no NaN), never as a number.
   if (problem.hasElasticEnergy()) {
     const double ratio = deformedVolume(problem, state.x) / rest_volume;
@@ -281,7 +354,19 @@ nlohmann::json meshEntry(const Problem& problem) {
           {"free_dofs", problem.freeDofs().size()}};
 }
 
+// Said before a solver's reason for refusing a grid scene: the reasons are worded for the
+// problems of mesh scenes.
+constexpr const char* kGridRefusal =
+    "on a grid scene the solver solves each step's grid problem (the grid nodes' positions are the unknowns, the "
+    "meshes embedded: no body or element of its own, docs/grid.md) and cannot: ";
+
 }  // namespace
+
+std::string sceneRejection(const Solver& solver, const Scene& scene) {
+  if (!scene.grid) return solver.rejectionReason(scene.problem);
+  const std::string reason = solver.rejectionReason(gridStepProblemAtStart(scene.problem, *scene.grid));
+  return reason.empty() ? reason : kGridRefusal + reason;
+}
 
 RunResult runScene(const Scene& scene, const RunOptions& options) {
   namespace fs = std::filesystem;
@@ -292,10 +377,18 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   // Everything is computed first; files appear only at the end, each atomically.
   IterationLog log(solver->logColumns());
   State state = initialState(problem);
+  // A grid scene: the solver is set up for the first step's grid problem here, as for a mesh
+  // scene's problem (each step sets it up again: W changes), so a refusal comes before any work.
+  std::unique_ptr<GridStepper> grid;
   try {
-    solver->setup(problem);
+    if (scene.grid) {
+      solver->setup(gridStepProblemAtStart(problem, *scene.grid));
+      grid = std::make_unique<GridStepper>(problem, scene.grid->grid, scene.grid->kernel, scene.grid->walls);
+    } else {
+      solver->setup(problem);
+    }
   } catch (const std::invalid_argument& error) {  // the solver cannot run this scene
-    throw InputError(scene.path, "/solver", error.what());
+    throw InputError(scene.path, "/solver", (scene.grid ? kGridRefusal : "") + std::string(error.what()));
   }
   const std::vector<std::string> warnings = solver->setupWarnings();
   for (const std::string& warning : warnings) progressLine("[{}] warning: {}\n", label, warning);
@@ -313,15 +406,19 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
   double total_solver_seconds = 0.0;
   int total_iterations = 0;
   nlohmann::json divergence = nullptr;
+  nlohmann::json grid_totals = nlohmann::json::object();  // a grid scene's seconds per part, summed
   const auto wall_start = std::chrono::steady_clock::now();
   double last_progress = 0.0;  // wall seconds at the last progress line
   for (int frame = 1; frame <= problem.time.num_steps && !result.diverged; ++frame) {
-    const FrameOutcome outcome = runFrame(scene, options, *solver, state, log, frame);
+    const FrameOutcome outcome = runFrame(scene, options, *solver, state, log, frame, grid.get());
     result.all_steps_converged &= outcome.all_converged;
     result.diverged |= outcome.diverged;
     if (outcome.diverged) divergence = outcome.divergence;
     total_solver_seconds += outcome.solver_seconds;
     total_iterations += outcome.iterations;
+    if (grid)
+      for (const char* part : {"weights_p2g_seconds", "problem_seconds", "setup_seconds", "solve_seconds", "g2p_seconds"})
+        grid_totals[part] = grid_totals.value(part, 0.0) + outcome.grid[part].get<double>();
     steps.push_back(frameEntry(problem, frame, outcome, state, probes, rest_volume));
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     const bool every_step = options.progress_every_seconds <= 0.0;
@@ -368,6 +465,19 @@ RunResult runScene(const Scene& scene, const RunOptions& options) {
       {"environment", environmentInfo()},
       {"scene_resolved", scene.resolved},
   };
+  if (scene.grid) {
+    const BackgroundGrid& g = scene.grid->grid;
+    const double pre = grid_totals.value("weights_p2g_seconds", 0.0) + grid_totals.value("problem_seconds", 0.0) +
+                       grid_totals.value("setup_seconds", 0.0);
+    const double all = pre + grid_totals.value("solve_seconds", 0.0) + grid_totals.value("g2p_seconds", 0.0);
+    grid_totals["preprocessing_share"] = all > 0.0 ? nlohmann::json(pre / all) : nlohmann::json(nullptr);
+    result.summary["totals"]["grid"] = grid_totals;
+    result.summary["grid"] = {{"kernel", gridKernelName(scene.grid->kernel)},
+                              {"spacing", g.spacing()},
+                              {"origin", {g.origin().x(), g.origin().y(), g.origin().z()}},
+                              {"node_counts", {g.nodeCounts()[0], g.nodeCounts()[1], g.nodeCounts()[2]}},
+                              {"nodes", g.numNodes()}};
+  }
 
   // The files.
   fs::create_directories(options.out_dir);

@@ -38,7 +38,18 @@ struct RunResult {
   IterationLog log;            // every iteration's row (as in iterations.csv)
 };
 
+// A scene with a "grid" runs every (sub)step through one GridStepper (core/solver/
+// grid_stepper.hpp) instead of advanceOneStep: the solver solves the grid step's problem, the
+// mesh state follows the particles (positions() and velocities()), so probes, frame measures,
+// the .vtu files and summary.json read the mesh as for any scene; each frame's entry gains
+// "grid" (docs/scene-format.md, "grid"). Throws InputError at /solver when the solver cannot
+// run the scene (for a grid scene: the first step's grid problem).
 RunResult runScene(const Scene& scene, const RunOptions& options);
+
+// Why `solver` cannot run `scene`, or "": its rejectionReason of the scene's problem, or of a
+// grid scene's first grid step problem (gridStepProblemAtStart), with a sentence saying so.
+// `validate` lists such a pair as skipped.
+std::string sceneRejection(const Solver& solver, const Scene& scene);
 
 // Machine, thread count, build and dependency versions, for run summaries and reports.
 nlohmann::json environmentInfo();

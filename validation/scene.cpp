@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <variant>
@@ -11,6 +12,7 @@
 
 #include <Eigen/LU>
 
+#include "core/grid/apic_transfer.hpp"
 #include "core/support/input_error.hpp"
 #include "core/support/json_reader.hpp"
 #include "meshes/mesh_recipe.hpp"
@@ -228,6 +230,171 @@ CollisionSettings parseCollisions(const Reader& in, const json& doc, json& resol
   // Written only when given, so the resolved physics (and its hash) of older scenes is unchanged.
   resolved["collisions"] = {{"k_n", settings.k_n}, {"k_t", settings.k_t}};
   return settings;
+}
+
+// "grid" (docs/scene-format.md, "grid"; docs/grid.md): read in two parts. The keys, types and
+// ranges are checked with the rest of the file, before any mesh is made (readGrid); what needs
+// the bodies (the box holds them, the walls fit the grid, every element fits the embedded
+// term's block, gridStepRejection) once the problem is finalized (resolveGrid).
+constexpr int kMaxGridNodes = 10'000'000;  // as a box mesh's cells: a typo in the spacing is refused
+constexpr int kMaxGridMarginCells = 1'000;
+
+struct GridInput {
+  double spacing = 0.0;
+  GridKernel kernel = GridKernel::kTrilinear;
+  bool has_box = false;
+  Vec3 box_min = Vec3::Zero(), box_max = Vec3::Zero();
+  int margin_cells = 2;
+  GridWalls walls;
+};
+
+const std::vector<std::string>& gridFaceNames() {
+  static const std::vector<std::string> names = {"x-min", "x-max", "y-min", "y-max", "z-min", "z-max"};
+  return names;
+}
+
+std::optional<GridInput> readGrid(const Reader& in, const json& doc) {
+  if (!doc.contains("grid")) return std::nullopt;
+  const std::string at = "/grid";
+  const json& grid = in.object(doc["grid"], at);
+  in.onlyKeys(grid, at, {"spacing", "kernel", "box", "margin_cells", "walls"});
+  GridInput input;
+  input.spacing = in.positive(in.required(grid, "spacing", at), at + "/spacing");
+  if (grid.contains("kernel"))
+    input.kernel = in.enumOf<GridKernel>(
+        grid["kernel"], at + "/kernel",
+        {{"trilinear", GridKernel::kTrilinear}, {"quadratic_bspline", GridKernel::kQuadraticBSpline}}, "grid kernel");
+  if (grid.contains("box")) {
+    if (grid.contains("margin_cells"))
+      in.fail(at + "/margin_cells",
+              "applies only without \"box\" (the grid then covers the bodies' initial bounding box with this many "
+              "cells beyond it)");
+    const std::string box_at = at + "/box";
+    const json& box = in.object(grid["box"], box_at);
+    in.onlyKeys(box, box_at, {"min", "max"});
+    input.has_box = true;
+    input.box_min = in.vec3(in.required(box, "min", box_at), box_at + "/min");
+    input.box_max = in.vec3(in.required(box, "max", box_at), box_at + "/max");
+    for (int d = 0; d < 3; ++d)
+      if (!(input.box_min[d] < input.box_max[d]))
+        in.fail(box_at, std::string("min must lie below max in every component (component ") + "xyz"[d] + ": " +
+                            json(input.box_min[d]).dump() + " and " + json(input.box_max[d]).dump() + ")");
+  } else if (grid.contains("margin_cells")) {
+    input.margin_cells = in.integer(grid["margin_cells"], at + "/margin_cells", 0, kMaxGridMarginCells);
+    if (input.kernel == GridKernel::kQuadraticBSpline && input.margin_cells < 1)
+      in.fail(at + "/margin_cells",
+              "is 0, but the quadratic B-spline kernel's stencil reaches 1.5 cells from a vertex: at least 1 cell "
+              "beyond the bodies is needed");
+  }
+  if (grid.contains("walls")) {
+    const std::string walls_at = at + "/walls";
+    const json& walls = in.object(grid["walls"], walls_at);
+    in.onlyKeys(walls, walls_at, gridFaceNames(), "(the faces of the grid's box)");
+    for (const auto& [face, value] : walls.items()) {
+      const std::string here = child(walls_at, face);
+      const json& wall_json = in.object(value, here);
+      in.onlyKeys(wall_json, here, {"type", "thickness"});
+      GridWall& wall = input.walls[face];
+      wall.kind = in.enumOf<GridWall::Kind>(
+          in.required(wall_json, "type", here), here + "/type",
+          {{"sticky", GridWall::Kind::kSticky}, {"slip", GridWall::Kind::kSlip}, {"none", GridWall::Kind::kNone}},
+          "grid wall type");
+      if (wall_json.contains("thickness"))
+        wall.thickness = in.integerAtLeast(wall_json["thickness"], here + "/thickness", 1);
+    }
+  }
+  return input;
+}
+
+std::string vec3Text(const Vec3& v) { return toJson(v).dump(); }
+
+// The field a gridStepRejection sentence is about (the checks in its order).
+std::string gridRejectionField(const Problem& problem) {
+  if (problem.time.integrator != Integrator::kBackwardEuler) return "/time/integrator";
+  if (!problem.dirichlet.empty()) return "/dirichlet";
+  if (problem.isPlaneStrain()) return "/grid";  // the 2D mesh and the grid do not go together
+  if (problem.collisions.enabled) return "/collisions";
+  if (!problem.colliderTerms().empty()) return "/colliders";
+  return "/grid";
+}
+
+GridSpec resolveGrid(const Reader& in, const GridInput& input, const Problem& problem, json& out) {
+  const std::string at = "/grid";
+  if (const std::string why = gridStepRejection(problem); !why.empty()) in.fail(gridRejectionField(problem), why);
+  const Positions start = initialState(problem).x;
+  const auto [lo, hi] = boundingBox(start);
+  const double h = input.spacing;
+
+  // The grid: the box's, its far face rounded up to a whole number of cells (round-off of a
+  // resolved box's own far corner is not a cell), or BackgroundGrid::covering's of the bodies
+  // (the same counts, computed here first so that a grid too large is refused, not allocated).
+  if (input.has_box)
+    for (int d = 0; d < 3; ++d)
+      if (lo[d] < input.box_min[d] || hi[d] > input.box_max[d])
+        in.fail(at + "/box", "does not contain the bodies: their initial positions span " + vec3Text(lo) + " to " +
+                                 vec3Text(hi) + " (component " + "xyz"[d] + ")");
+  Vec3 cells;
+  for (int d = 0; d < 3; ++d) {
+    if (input.has_box) {
+      const double ratio = (input.box_max[d] - input.box_min[d]) / h;
+      cells[d] = std::max(1.0, std::ceil(ratio - 1e-9 * std::max(1.0, ratio)));
+    } else {
+      cells[d] = std::max(1.0, std::ceil((hi[d] - lo[d]) / h)) + 2.0 * input.margin_cells;
+    }
+  }
+  const double nodes = (cells[0] + 1) * (cells[1] + 1) * (cells[2] + 1);
+  if (!(nodes <= kMaxGridNodes))
+    in.fail(at + "/spacing", "gives a grid of " + json(cells[0] + 1).dump() + " x " + json(cells[1] + 1).dump() +
+                                 " x " + json(cells[2] + 1).dump() + " nodes, more than " +
+                                 std::to_string(kMaxGridNodes) + " (a larger spacing, a smaller box or margin)");
+  GridSpec spec{input.has_box ? BackgroundGrid(input.box_min, h, (cells.array() + 1.0).cast<int>().matrix())
+                              : BackgroundGrid::covering(lo, hi, h, input.margin_cells),
+                input.kernel, input.walls};
+  const BackgroundGrid& grid = spec.grid;
+  const Eigen::Vector3i& counts = grid.nodeCounts();
+
+  // The embedded term's block of nodes (3 or 4 per axis) must fit the grid.
+  const int block = spec.kernel == GridKernel::kTrilinear ? 3 : 4;
+  for (int d = 0; d < 3; ++d)
+    if (counts[d] < block)
+      in.fail(at + (input.has_box ? "/box" : "/margin_cells"),
+              std::string("gives ") + std::to_string(counts[d]) + " nodes along " + "xyz"[d] + ", but the " +
+                  gridKernelName(spec.kernel) + " kernel's elements need a block of " + std::to_string(block) +
+                  " nodes per axis: " + (input.has_box ? "a larger box" : "a larger margin"));
+  for (int face = 0; face < 6; ++face) {
+    const GridWall& wall = spec.walls.faces[static_cast<size_t>(face)];
+    const int layers = counts[face / 2];
+    if (wall.kind != GridWall::Kind::kNone && wall.thickness > layers)
+      in.fail(at + "/walls/" + GridWalls::faceName(face) + "/thickness",
+              "is " + std::to_string(wall.thickness) + " node layers, but the grid has " + std::to_string(layers) +
+                  " nodes along " + "xyz"[face / 2]);
+  }
+  // Every vertex's stencil inside the grid (the quadratic kernel's reaches half a cell past the
+  // trilinear one's), then the first step's problem: an element must fit the embedded term's
+  // block of nodes (docs/grid.md, "Known issues").
+  try {
+    computeGridWeights(grid, spec.kernel, start);
+  } catch (const std::invalid_argument& error) {
+    in.fail(at + "/box", std::string("leaves a vertex's stencil outside the grid (the quadratic B-spline kernel needs "
+                                     "every vertex at least half a cell inside the box): ") + error.what());
+  }
+  try {
+    gridStepProblemAtStart(problem, spec);
+  } catch (const std::invalid_argument& error) {
+    in.fail(at + "/spacing", error.what());
+  }
+
+  json walls = json::object();
+  for (int face = 0; face < 6; ++face) {
+    const GridWall& wall = spec.walls.faces[static_cast<size_t>(face)];
+    walls[GridWalls::faceName(face)] = {{"type", gridWallKindName(wall.kind)}, {"thickness", wall.thickness}};
+  }
+  const Vec3 far = grid.nodePosition(Eigen::Vector3i(counts[0] - 1, counts[1] - 1, counts[2] - 1));
+  out = {{"spacing", h},
+         {"kernel", spec.kernel == GridKernel::kTrilinear ? "trilinear" : "quadratic_bspline"},
+         {"box", {{"min", toJson(grid.origin())}, {"max", toJson(far)}}},
+         {"walls", walls}};
+  return spec;
 }
 
 // "loads": dead surface tractions and point loads, each with an optional schedule s(t)
@@ -654,7 +821,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   if (!document.is_object()) in.fail("(root)", "a scene must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
               {"name", "description", "mesh", "material", "bodies", "bindings", "colliders", "collisions", "discretization", "gravity", "loads", "dirichlet",
-               "time", "solver", "output", "initial_state", "node_sets"});
+               "time", "solver", "output", "initial_state", "node_sets", "grid"});
 
   Scene scene;
   scene.path = source;
@@ -723,6 +890,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
                                           " for a frame of " + std::to_string(scene.problem.time.substeps) +
                                           " substeps: a per-frame budget needs at least one iteration per substep");
   scene.output = parseOutput(in, document, resolved["output"]);
+  const std::optional<GridInput> grid = readGrid(in, document);
   const std::vector<RegionNodeSet> region_sets =
       parseRegionNodeSets(in, document, !scene.problem.bodies.empty(), resolved["node_sets"]);
 
@@ -748,8 +916,18 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
     addRegionNodeSet(in, set, scene.problem.bodies[body - body_names.begin()].mesh);
   }
   scene.problem.finalize(source);
+  // Written only when given, so older scenes keep their resolved physics (and its hash).
+  if (grid) scene.grid = resolveGrid(in, *grid, scene.problem, resolved["grid"]);
   scene.resolved = std::move(resolved);
   return scene;
+}
+
+Problem gridStepProblemAtStart(const Problem& mesh_problem, const GridSpec& grid) {
+  const State start = initialState(mesh_problem);
+  const auto weights = std::make_shared<const GridWeights>(computeGridWeights(grid.grid, grid.kernel, start.x));
+  const std::vector<Mat3> affine(static_cast<size_t>(mesh_problem.numNodes()), Mat3::Zero());
+  const GridMomentum momentum = particlesToGrid(*weights, mesh_problem.nodeMasses(), start.v, affine);
+  return makeGridStepProblem(mesh_problem, weights, momentum.mass, grid.walls);
 }
 
 Scene loadScene(const std::string& path) {

@@ -4,8 +4,12 @@
 // and outputs. Every field is validated; an error names the file and the field as a JSON
 // pointer (InputError). The format is documented in docs/scene-format.md.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "core/grid/background_grid.hpp"
+#include "core/grid/grid_weights.hpp"
+#include "core/model/grid_step_problem.hpp"
 #include "core/model/problem.hpp"
 #include "core/solver/solver.hpp"
 
@@ -36,14 +40,31 @@ struct OutputSpec {
   }
 };
 
+// "grid": the scene runs the grid-based scheme (PXPBD §5.5, docs/grid.md): every (sub)step is a
+// GridStepper step (core/solver/grid_stepper.hpp) on the nodes of this background grid, the
+// meshes embedded in it. Resolved: the box is the grid's own (its origin and far corner).
+struct GridSpec {
+  BackgroundGrid grid;
+  GridKernel kernel = GridKernel::kTrilinear;
+  GridWalls walls;
+};
+
 struct Scene {
   std::string path;   // the scene file, or "<inline>"
   std::string name;   // "name" field, or the file's stem
   Problem problem;    // finalized
   SolverSpec solver;
   OutputSpec output;
+  std::optional<GridSpec> grid;  // absent: mesh steps (advanceOneStep)
   nlohmann::json resolved;  // the scene with every default filled in (goes into the summary)
 };
+
+// The grid step's Problem at the start of a run (weights at the initial positions, P2G of the
+// initial velocities with C_p = 0): what GridStepper's first step solves, up to its velocities.
+// The scene reader builds it once (an element too large for the grid is refused at
+// /grid/spacing); the runner asks the solver about it before the run. Throws
+// std::invalid_argument as makeGridStepProblem does.
+Problem gridStepProblemAtStart(const Problem& mesh_problem, const GridSpec& grid);
 
 // Reads and validates a scene file. Throws InputError(path, field, message).
 Scene loadScene(const std::string& path);

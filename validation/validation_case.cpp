@@ -18,6 +18,7 @@
 #include "core/support/json_reader.hpp"
 #include "solvers/registry.hpp"
 #include "validation/measures.hpp"
+#include "validation/runner.hpp"
 #include "validation/scene_patch.hpp"
 
 namespace pbdlab {
@@ -436,7 +437,7 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
   useSolver(scene, registered, json(scene.solver.options), validation_case.path, options_at);
   {
     const std::unique_ptr<Solver> instance = makeSolver(registered, scene.solver.options, validation_case.path, options_at);
-    const std::string reason = instance->rejectionReason(scene.problem);
+    const std::string reason = sceneRejection(*instance, scene);  // a grid scene: its grid problem's
     if (!reason.empty()) {  // not a failure: the pair does not exist (reported as skipped)
       CaseRunResult skipped;
       skipped.passed = true;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every body kind through the command line, with every registered solver (issue 24): a solid of
 # each element type, plane strain (also with a binding into a triangle body), cloth (also bound
-# into a cloth) and bodies of mixed solid types. Each (scene, solver) run either
+# into a cloth), bodies of mixed solid types and tet4 bodies embedded in a background grid (the
+# grid-based scheme, issue 30). Each (scene, solver) run either
 #  - completes or diverges (exit 0, 3 or 4): summary.json with finite probe displacements for
 #    every step, iterations.csv, and final.vtu (or the diverged state) whose cells meshio reads as
 #    the body's VTK cell types; or
@@ -56,7 +57,7 @@ expected = {
     "solid_tet4": {"tetra"}, "solid_tet10": {"tetra10"}, "solid_tet20": {"VTK_LAGRANGE_TETRAHEDRON"},
     "solid_hex8": {"hexahedron"}, "solid_prism6": {"wedge"}, "solid_pyramid5": {"pyramid"},
     "plane_strain": {"triangle"}, "plane_strain_bound": {"triangle"}, "cloth": {"triangle"},
-    "cloth_bound": {"triangle"}, "mixed": {"tetra", "hexahedron"},
+    "cloth_bound": {"triangle"}, "mixed": {"tetra", "hexahedron"}, "grid_blocks": {"tetra"},
 }
 bad = 0
 for line in open(sys.argv[1]):

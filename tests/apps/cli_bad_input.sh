@@ -49,6 +49,14 @@ CASES=(
   "unknown_split.json:/solver/options/split"
   "absurd_pseudo_step_sweeps.json:/solver/options/iterations_per_pseudo_step"
   "absurd_substeps.json:/solver/options/substeps"
+  "grid_zero_spacing.json:/grid/spacing"
+  "grid_unknown_kernel.json:/grid/kernel"
+  "grid_box_misses_bodies.json:/grid/box"
+  "grid_wall_too_thick.json:/grid/walls/y-min/thickness"
+  "grid_unknown_face.json:/grid/walls/y-bottom"
+  "grid_with_dirichlet.json:/dirichlet"
+  "grid_quasistatic.json:/time/integrator"
+  "grid_spacing_below_elements.json:/grid/spacing"
 )
 
 CASE=""
@@ -153,6 +161,30 @@ if ! grep -qF -e "/solver/name" -e "nosuch" "$WORK/stderr"; then
 fi
 expect_no_output "$out"
 echo "ok   --solver nosuch: exit $RC"
+
+# A grid scene with a solver that cannot solve the grid step's problem (XPBD builds its
+# constraints from a solid body's elements; the grid problem has none): refused at /solver
+# before any step, exit 2, no output.
+CASE="grid scene with --solver xpbd"
+cat >"$WORK/grid.json" <<'EOF'
+{
+  "mesh": {"type": "box", "origin": [0.05, 0.35, 0.05], "size": [0.4, 0.2, 0.4], "cells": [2, 1, 2]},
+  "material": {"model": "fixed_corotated", "youngs_modulus": 1e4, "poisson_ratio": 0.3, "density": 100},
+  "gravity": [0, -9.81, 0],
+  "grid": {"spacing": 0.3, "walls": {"y-min": {"type": "sticky", "thickness": 2}}},
+  "time": {"integrator": "backward_euler", "dt": 0.01, "steps": 2},
+  "output": {"vtu": "none"}
+}
+EOF
+out="$WORK/out_grid_xpbd"
+invoke run "$WORK/grid.json" --solver xpbd --out "$out"
+[ "$RC" -eq 2 ] || fail "exit $RC, expected 2 (bad input)"
+expect_stderr_has "grid.json"
+expect_stderr_has "/solver"
+expect_stderr_has "grid problem"
+if grep -q "step 1/" "$WORK/stderr"; then fail "a step was solved before the refusal"; fi
+expect_no_output "$out"
+echo "ok   grid scene with --solver xpbd: exit $RC, refused at /solver"
 
 # An unknown command.
 CASE="unknown command"

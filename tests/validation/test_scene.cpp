@@ -20,6 +20,7 @@
 #include "meshes/mesh_cache.hpp"
 #include "meshes/msh_io.hpp"
 #include "tests/support/temporary_mesh_cache.hpp"
+#include "solvers/registry.hpp"
 #include "validation/runner.hpp"
 
 namespace pbdlab {
@@ -644,6 +645,238 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"binding_offset_nan", kGap, "/bindings/0/offset", "[0, \"NaN\", 0]", "/bindings/0/offset/1"},
         BadCase{"binding_offset_outside_the_body", kGap, "/bindings/0/offset", "[0, 5, 0]", "/bindings/0"},
         BadCase{"binding_without_offset_across_the_gap", kGap, "/bindings/0/offset", "", "/bindings/0"}),
+    [](const auto& info) { return info.param.name; });
+
+// --- grid scenes (the grid-based scheme, docs/grid.md) -----------------------------------------
+
+// A block (0.4 x 0.2 x 0.4, 2 x 1 x 2 cells) above a sticky floor of a trilinear grid of spacing
+// 0.3 that covers it (default margin: 2 cells), backward Euler.
+json gridScene() {
+  return json::parse(R"({
+    "mesh": {"type": "box", "origin": [0.05, 0.35, 0.05], "size": [0.4, 0.2, 0.4], "cells": [2, 1, 2]},
+    "material": {"model": "fixed_corotated", "youngs_modulus": 1e4, "poisson_ratio": 0.3, "density": 100},
+    "gravity": [0, -9.81, 0],
+    "grid": {"spacing": 0.3, "walls": {"y-min": {"type": "sticky", "thickness": 2}}},
+    "time": {"integrator": "backward_euler", "dt": 0.01, "steps": 2},
+    "output": {"vtu": "none", "probes": {"centre": [0.25, 0.45, 0.25]}}
+  })");
+}
+
+// The same with two such blocks, 0.2 apart (collisions between bodies can be asked for).
+json gridTwoBodiesScene() {
+  json scene = gridScene();
+  const json mesh = scene["mesh"], material = scene["material"];
+  scene.erase("mesh");
+  scene.erase("material");
+  json upper_mesh = mesh;
+  upper_mesh["origin"] = {0.05, 0.75, 0.05};
+  scene["bodies"] = {{{"name", "lower"}, {"mesh", mesh}, {"material", material}},
+                     {{"name", "upper"}, {"mesh", upper_mesh}, {"material", material}}};
+  scene["output"]["probes"]["upper_centre"] = {0.25, 0.85, 0.25};
+  return scene;
+}
+
+TEST(SceneGrid, CoveringGridWallsAndDefaultsAreResolved) {
+  const Scene scene = parseScene(gridScene(), "grid.json");
+  ASSERT_TRUE(scene.grid.has_value());
+  const BackgroundGrid& grid = scene.grid->grid;
+  EXPECT_EQ(scene.grid->kernel, GridKernel::kTrilinear);
+  EXPECT_DOUBLE_EQ(grid.spacing(), 0.3);
+  // BackgroundGrid::covering of [0.05, 0.45] x [0.35, 0.55] x [0.05, 0.45] with 2 cells beyond:
+  // ceil(0.4 / 0.3) + 4 = 6 cells along x and z, max(1, ceil(0.2 / 0.3)) + 4 = 5 along y.
+  EXPECT_EQ(grid.nodeCounts(), Eigen::Vector3i(7, 6, 7));
+  EXPECT_TRUE(grid.origin().isApprox(Vec3(0.05 - 0.6, 0.35 - 0.6, 0.05 - 0.6)));
+  const GridWall& floor = scene.grid->walls.faces[static_cast<size_t>(GridWalls::faceIndex("y-min"))];
+  EXPECT_EQ(floor.kind, GridWall::Kind::kSticky);
+  EXPECT_EQ(floor.thickness, 2);
+  EXPECT_EQ(scene.grid->walls.faces[static_cast<size_t>(GridWalls::faceIndex("x-max"))].kind, GridWall::Kind::kNone);
+
+  const json& r = scene.resolved["grid"];
+  EXPECT_EQ(r["spacing"], 0.3);
+  EXPECT_EQ(r["kernel"], "trilinear");
+  EXPECT_FALSE(r.contains("margin_cells"));  // the box says it
+  const Vec3 far = grid.nodePosition(Eigen::Vector3i(6, 5, 6));
+  EXPECT_EQ(r["box"], (json{{"min", {grid.origin().x(), grid.origin().y(), grid.origin().z()}},
+                            {"max", {far.x(), far.y(), far.z()}}}));
+  EXPECT_EQ(r["walls"].size(), 6u);
+  EXPECT_EQ(r["walls"]["y-min"], (json{{"type", "sticky"}, {"thickness", 2}}));
+  EXPECT_EQ(r["walls"]["z-max"], (json{{"type", "none"}, {"thickness", 1}}));
+
+  // The resolved scene reads back to the same grid (its box's far corner is not one more cell).
+  const Scene again = parseScene(scene.resolved, "again.json");
+  EXPECT_EQ(again.resolved, scene.resolved);
+  ASSERT_TRUE(again.grid.has_value());
+  EXPECT_EQ(again.grid->grid.nodeCounts(), grid.nodeCounts());
+  EXPECT_EQ(again.grid->grid.origin(), grid.origin());
+
+  // A scene without "grid" has none, and no "grid" in its resolved scene (its hash is unchanged).
+  EXPECT_FALSE(parseScene(minimalScene(), "m.json").grid.has_value());
+  EXPECT_FALSE(parseScene(minimalScene(), "m.json").resolved.contains("grid"));
+}
+
+TEST(SceneGrid, BoxKernelAndMarginAreRead) {
+  json document = gridScene();
+  document["grid"]["box"] = {{"min", {-0.3, 0, -0.3}}, {"max", {0.75, 0.9, 0.6}}};
+  document["grid"]["kernel"] = "quadratic_bspline";
+  document["grid"]["walls"]["x-min"] = {{"type", "slip"}};
+  const Scene boxed = parseScene(document, "box.json");
+  EXPECT_EQ(boxed.grid->kernel, GridKernel::kQuadraticBSpline);
+  EXPECT_EQ(boxed.grid->grid.origin(), Vec3(-0.3, 0, -0.3));
+  // Whole cells from min: 1.05 / 0.3 = 3.5 -> 4 cells (the far face rounded up), 0.9 / 0.3 =
+  // 3.0000000000000004 -> 3 cells (round-off of the division is not a fourth), 0.9 / 0.3 = 3.
+  EXPECT_EQ(boxed.grid->grid.nodeCounts(), Eigen::Vector3i(5, 4, 4));
+  EXPECT_EQ(boxed.grid->walls.faces[0].kind, GridWall::Kind::kSlip);
+  EXPECT_EQ(boxed.grid->walls.faces[0].thickness, 1);
+  EXPECT_EQ(boxed.resolved["grid"]["kernel"], "quadratic_bspline");
+  EXPECT_EQ(boxed.resolved["grid"]["walls"]["x-min"], (json{{"type", "slip"}, {"thickness", 1}}));
+
+  json margin = gridScene();
+  margin["grid"]["margin_cells"] = 1;
+  EXPECT_EQ(parseScene(margin, "m.json").grid->grid.nodeCounts(), Eigen::Vector3i(5, 4, 5));
+}
+
+// A grid scene through the runner: each frame's entry has its grid record, the probes and the
+// mesh state follow the particles (the block falls), the summary has the grid and the parts'
+// total seconds.
+TEST(SceneGrid, RunsThroughTheGridStepper) {
+  // A box whose planes miss every vertex (y: 0.35 -> u = 1.5, ...), the floor one layer, so the
+  // blocks fall freely for these two steps.
+  json document = gridTwoBodiesScene();
+  document["grid"]["box"] = {{"min", {-0.1, -0.1, -0.1}}, {"max", {1.1, 1.4, 1.1}}};
+  document["grid"]["walls"]["y-min"]["thickness"] = 1;
+  const Scene scene = parseScene(document, "grid.json");
+  TempFolder folder;
+  const RunResult result = runScene(scene, {(folder.path() / "run").string(), false, 0.0, ""});
+  EXPECT_TRUE(result.all_steps_converged);
+  const json& steps = result.summary["steps"];
+  ASSERT_EQ(steps.size(), 2u);
+  for (const json& step : steps) {
+    const json& grid = step["grid"];
+    for (const char* key : {"active_nodes", "free_dofs", "max_displacement_cells", "weights_p2g_seconds",
+                            "problem_seconds", "setup_seconds", "solve_seconds", "g2p_seconds"})
+      EXPECT_TRUE(grid.contains(key)) << key;
+    EXPECT_GT(grid["active_nodes"].get<int>(), 0);
+    EXPECT_GT(grid["free_dofs"].get<int>(), 0);
+    EXPECT_GT(grid["max_displacement_cells"].get<double>(), 0.0);
+    EXPECT_EQ(step["inverted_elements"], 0);
+  }
+  // Free fall for two steps (nothing under the blocks within a cell): -g dt^2 (1 + 2) = -2.9e-3.
+  const double drop = steps[1]["probe_displacements"]["centre"][1].get<double>();
+  EXPECT_NEAR(drop, -9.81 * 0.01 * 0.01 * 3, 1e-9);
+  EXPECT_NEAR(steps[1]["probe_displacements"]["upper_centre"][1].get<double>(), drop, 1e-9);
+  const VecX u = result.final_positions - scene.problem.mesh.restPositionsFlat();
+  EXPECT_NEAR(u[1], drop, 1e-9);  // the mesh state is the stepper's
+  EXPECT_EQ(result.summary["grid"]["nodes"], scene.grid->grid.numNodes());
+  EXPECT_TRUE(result.summary["totals"]["grid"].contains("preprocessing_share"));
+  EXPECT_FALSE(result.log.rows().empty());
+  EXPECT_TRUE(fs::exists(folder.path() / "run" / "summary.json"));
+}
+
+// A solver that cannot solve the grid step's problem is refused before the run, at /solver,
+// with a sentence saying it is the grid problem; sceneRejection (what validate asks) says the
+// same. Newton runs it.
+TEST(SceneGrid, SolverThatCannotRunTheGridProblemIsRefusedAtSolver) {
+  Scene scene = parseScene(gridScene(), "grid.json");
+  EXPECT_EQ(sceneRejection(*makeSolver("newton", json::object(), "<test>", "/solver/options"), scene), "");
+  const std::string why = sceneRejection(*makeSolver("xpbd", json::object(), "<test>", "/solver/options"), scene);
+  EXPECT_NE(why.find("grid problem"), std::string::npos) << why;
+  // The mesh problem itself XPBD would take.
+  EXPECT_EQ(makeSolver("xpbd", json::object(), "<test>", "/solver/options")->rejectionReason(scene.problem), "");
+  scene.solver.name = "xpbd";
+  TempFolder folder;
+  expectInputError([&] { runScene(scene, {(folder.path() / "run").string(), false, 0.0, ""}); }, "grid.json",
+                   "/solver");
+  EXPECT_FALSE(fs::exists(folder.path() / "run" / "summary.json"));
+}
+
+// A body that falls out of a grid without a floor: the step that cannot be taken (a vertex's
+// stencil leaves the grid) ends the run as a divergence naming the particle; the state before
+// it is kept and written.
+TEST(SceneGrid, ParticleLeavingTheGridEndsTheRunAsADivergence) {
+  json document = gridScene();
+  document["grid"].erase("walls");
+  document["grid"]["margin_cells"] = 1;
+  document["time"]["steps"] = 40;
+  const Scene scene = parseScene(document, "fall.json");
+  TempFolder folder;
+  const RunResult result = runScene(scene, {(folder.path() / "run").string(), false, 0.0, ""});
+  EXPECT_TRUE(result.diverged);
+  const std::string reason = result.summary["divergence"]["reason"].get<std::string>();
+  EXPECT_NE(reason.find("leaves the grid"), std::string::npos) << reason;
+  EXPECT_TRUE(result.final_positions.allFinite());
+  EXPECT_LT(result.summary["steps"].size(), 40u);
+  EXPECT_TRUE(fs::exists(folder.path() / "run" / kDivergedStateName));
+}
+
+// Every bad grid field, at its pointer. A grid scene may not have what gridStepRejection
+// refuses: the error is at the offending field with its sentence.
+const json kGrid = gridScene();
+const json kGridTwo = gridTwoBodiesScene();
+json gridWithBox(const json& box) {
+  json scene = gridScene();
+  scene["grid"]["box"] = box;
+  return scene;
+}
+json gridWithKernel(const std::string& kernel) {
+  json scene = gridScene();
+  scene["grid"]["kernel"] = kernel;
+  return scene;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Grid, BadScene,
+    ::testing::Values(
+        BadCase{"grid_not_object", kGrid, "/grid", "[0.3]", "/grid"},
+        BadCase{"grid_key_typo", kGrid, "/grid/spacng", "0.3", "/grid/spacng"},
+        BadCase{"grid_spacing_missing", kGrid, "/grid/spacing", "", "/grid/spacing"},
+        BadCase{"grid_spacing_zero", kGrid, "/grid/spacing", "0", "/grid/spacing"},
+        BadCase{"grid_spacing_negative", kGrid, "/grid/spacing", "-0.3", "/grid/spacing"},
+        BadCase{"grid_spacing_nan", kGrid, "/grid/spacing", "\"NaN\"", "/grid/spacing"},
+        BadCase{"grid_spacing_infinite", kGrid, "/grid/spacing", "1e999", "/grid/spacing"},
+        BadCase{"grid_spacing_absurdly_small", kGrid, "/grid/spacing", "1e-5", "/grid/spacing"},
+        BadCase{"grid_spacing_below_the_elements", kGrid, "/grid/spacing", "0.05", "/grid/spacing"},
+        BadCase{"grid_kernel_unknown", kGrid, "/grid/kernel", "\"quadratic\"", "/grid/kernel"},
+        BadCase{"grid_kernel_not_string", kGrid, "/grid/kernel", "2", "/grid/kernel"},
+        BadCase{"grid_margin_negative", kGrid, "/grid/margin_cells", "-1", "/grid/margin_cells"},
+        BadCase{"grid_margin_fraction", kGrid, "/grid/margin_cells", "1.5", "/grid/margin_cells"},
+        BadCase{"grid_margin_zero_quadratic", gridWithKernel("quadratic_bspline"), "/grid/margin_cells", "0",
+                "/grid/margin_cells"},
+        // 2 nodes along y: the embedded term's block needs 3.
+        BadCase{"grid_margin_too_small_for_the_block", kGrid, "/grid/margin_cells", "0", "/grid/margin_cells"},
+        BadCase{"grid_box_too_small_for_the_block", kGrid, "/grid/box",
+                R"({"min": [0, 0.3, 0], "max": [0.6, 0.6, 0.6]})", "/grid/box"},
+        BadCase{"grid_box_not_object", kGrid, "/grid/box", "[0, 1]", "/grid/box"},
+        BadCase{"grid_box_key_typo", gridWithBox({{"min", {0, 0, 0}}, {"max", {1, 1, 1}}}), "/grid/box/maximum",
+                "[1, 1, 1]", "/grid/box/maximum"},
+        BadCase{"grid_box_max_missing", gridWithBox({{"min", {0, 0, 0}}, {"max", {1, 1, 1}}}), "/grid/box/max", "",
+                "/grid/box/max"},
+        BadCase{"grid_box_nan", gridWithBox({{"min", {0, 0, 0}}, {"max", {1, 1, 1}}}), "/grid/box/min/1", "\"NaN\"",
+                "/grid/box/min/1"},
+        BadCase{"grid_box_empty", gridWithBox({{"min", {0, 0, 0}}, {"max", {1, 1, 1}}}), "/grid/box/max/2", "0",
+                "/grid/box"},
+        BadCase{"grid_box_misses_the_bodies", gridWithBox({{"min", {0, 0, 0}}, {"max", {1, 1, 1}}}),
+                "/grid/box/max/1", "0.5", "/grid/box"},
+        BadCase{"grid_box_with_margin", gridWithBox({{"min", {0, 0, 0}}, {"max", {1, 1, 1}}}),
+                "/grid/margin_cells", "1", "/grid/margin_cells"},
+        // The quadratic kernel's stencil needs half a cell past the trilinear one's.
+        BadCase{"grid_box_too_tight_for_quadratic", gridWithKernel("quadratic_bspline"), "/grid/box",
+                R"({"min": [0, 0.2, 0], "max": [0.6, 0.8, 0.6]})", "/grid/box"},
+        BadCase{"grid_walls_not_object", kGrid, "/grid/walls", "[]", "/grid/walls"},
+        BadCase{"grid_wall_face_unknown", kGrid, "/grid/walls/y-bottom", R"({"type": "sticky"})",
+                "/grid/walls/y-bottom"},
+        BadCase{"grid_wall_type_missing", kGrid, "/grid/walls/y-min/type", "", "/grid/walls/y-min/type"},
+        BadCase{"grid_wall_type_unknown", kGrid, "/grid/walls/y-min/type", "\"glue\"", "/grid/walls/y-min/type"},
+        BadCase{"grid_wall_key_typo", kGrid, "/grid/walls/y-min/thick", "2", "/grid/walls/y-min/thick"},
+        BadCase{"grid_wall_thickness_zero", kGrid, "/grid/walls/y-min/thickness", "0", "/grid/walls/y-min/thickness"},
+        BadCase{"grid_wall_thickness_fraction", kGrid, "/grid/walls/y-min/thickness", "1.5",
+                "/grid/walls/y-min/thickness"},
+        BadCase{"grid_wall_thicker_than_the_grid", kGrid, "/grid/walls/y-min/thickness", "7",
+                "/grid/walls/y-min/thickness"},
+        BadCase{"grid_with_dirichlet", kGrid, "/dirichlet", R"([{"node_set": "x-min"}])", "/dirichlet"},
+        BadCase{"grid_quasistatic", kGrid, "/time/integrator", "\"quasistatic\"", "/time/integrator"},
+        BadCase{"grid_with_collisions", kGridTwo, "/collisions", R"({"k_n": 1e8})", "/collisions"},
+        BadCase{"grid_with_colliders", kGrid, "/colliders",
+                R"([{"type": "plane", "point": [0, 0, 0], "normal": [0, 1, 0]}])", "/colliders"}),
     [](const auto& info) { return info.param.name; });
 
 // --- mesh recipes ---------------------------------------------------------------------------
