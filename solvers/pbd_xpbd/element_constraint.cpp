@@ -1,6 +1,8 @@
 #include "solvers/pbd_xpbd/element_constraint.hpp"
 
+#include <map>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace pbdlab {
@@ -23,6 +25,25 @@ MaterialSplit constraintSplit(const Material& material, const std::string& name)
   } catch (const std::invalid_argument& error) {
     throw std::invalid_argument(std::string(error.what()) + " (or 'sqrt_psi', the whole energy as one constraint)");
   }
+}
+
+std::string splitRejection(const std::string& solver, const ElasticEnergy& energy, const std::string& name) {
+  std::map<const Material*, bool> checked;
+  for (int e = 0; e < energy.numElements(); ++e) {
+    const Material* material = &energy.material(e);
+    if (checked.count(material)) continue;
+    checked[material] = true;
+    try {
+      const MaterialSplit split = constraintSplit(*material, name);
+      for (const MaterialTerm& term : split.terms)
+        if (!(term.stiffness >= 0.0))
+          return solver + ": term '" + term.name + "' of split '" + split.name + "' has stiffness " +
+                 std::to_string(term.stiffness) + " < 0 (a negative compliance has no XPBD meaning)";
+    } catch (const std::invalid_argument& error) {
+      return solver + ": " + error.what();
+    }
+  }
+  return "";
 }
 
 double elementConstraintAt(const ElasticEnergy& energy, int e, const MaterialTerm& term, double eps,

@@ -33,6 +33,11 @@ MaterialSplit sqrtPsiSplit(const Material& material);
 // is the material's default). Throws std::invalid_argument listing the valid names.
 MaterialSplit constraintSplit(const Material& material, const std::string& name);
 
+// Why the split `name` cannot make XPBD constraints of every material of `energy` (a name the
+// material lacks, a term of negative stiffness), as a sentence of solver `solver`; "" when it
+// can. The XPBD family's rejectionReason (mesh and grid) asks it.
+std::string splitRejection(const std::string& solver, const ElasticEnergy& energy, const std::string& name);
+
 // dN/dX of one quadrature point as the kernel stores it: N x 3 column-major, each of the three
 // columns contiguous over the element's nodes, so that the sums over the nodes in F and in
 // the gradient below run on packed registers (P3: 20 nodes; the row-major ShapeGradients<N>

@@ -4,6 +4,7 @@
 
 #include "core/materials/material.hpp"
 #include "core/solver/solver_options.hpp"
+#include "solvers/pbd_xpbd/grid_xpbd_solver.hpp"
 #include "solvers/pbd_xpbd/xpbd_solver.hpp"
 
 namespace pbdlab {
@@ -26,7 +27,9 @@ std::vector<std::string> knownSplitNames() {
 
 }  // namespace
 
-std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_qs", "b_pxpbd"}; }
+std::vector<std::string> xpbdFamilySolverNames() {
+  return {"xpbd", "pbd", "xpbd_qs", "b_pxpbd", "grid_xpbd", "grid_b_pxpbd"};
+}
 
 // Options (every solver of the family; unknown keys are errors):
 //   "split": string, the material's split whose terms become the element constraints
@@ -59,9 +62,16 @@ std::vector<std::string> xpbdFamilySolverNames() { return {"xpbd", "pbd", "xpbd_
 //   "flipped": bool, the weak constraints before the elastic ones (PBNG §11). Default false.
 //   "velocity_damping": number in [0, 1], the fraction of the pseudo-velocity removed after
 //            each pseudo-step. Default 0 (PBNG §6.1 keeps it all).
+// grid_xpbd and grid_b_pxpbd (grid_xpbd_solver.hpp; the grid-based scheme's problems only):
+//   "split", "eps", "near_zero", "log_residuals" as above (no lane kernel: no "p1_lanes",
+//   "rotation"); grid_b_pxpbd also "zeta" as above, and both:
+//   "coloring_nodes": "kernel" (default: an element is incident to every node of its vertices'
+//            kernel stencils, colorElementsOnGrid, PXPBD Fig. 6) or "touched" (the nodes of
+//            nonzero weight only, which its update reads and moves).
 std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nlohmann::json& options,
                                             const JsonReader& in, const std::string& field) {
   XpbdOptions xpbd;
+  bool grid = false;  // grid_xpbd, grid_b_pxpbd
   std::vector<std::string> keys = {"split", "eps", "near_zero", "log_residuals", "p1_lanes", "rotation"};
   if (name == "xpbd") {
     xpbd.variant = XpbdVariant::kXpbd;
@@ -79,6 +89,13 @@ std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nloh
   } else if (name == "b_pxpbd") {
     xpbd.variant = XpbdVariant::kBlendedPrimal;
     keys.push_back("zeta");
+  } else if (name == "grid_xpbd" || name == "grid_b_pxpbd") {
+    grid = true;
+    keys = {"split", "eps", "near_zero", "log_residuals", "coloring_nodes"};
+    if (name == "grid_b_pxpbd") {
+      xpbd.variant = XpbdVariant::kBlendedPrimal;
+      keys.push_back("zeta");
+    }
   } else {
     return nullptr;
   }
@@ -122,6 +139,20 @@ std::unique_ptr<Solver> makeXpbdFamilySolver(const std::string& name, const nloh
     if (xpbd.velocity_damping > 1.0)
       in.fail(at("velocity_damping"), "velocity_damping must be in [0, 1] (0 keeps the pseudo-velocity, 1 "
                                       "starts every pseudo-step at rest), got " + options["velocity_damping"].dump());
+  }
+  if (grid) {
+    GridXpbdOptions options_of_grid;
+    options_of_grid.blended = xpbd.variant == XpbdVariant::kBlendedPrimal;
+    options_of_grid.split = xpbd.split;
+    options_of_grid.eps = xpbd.eps;
+    options_of_grid.near_zero = xpbd.near_zero;
+    options_of_grid.zeta = xpbd.zeta;
+    options_of_grid.log_residuals = xpbd.log_residuals;
+    if (options.contains("coloring_nodes"))
+      options_of_grid.coloring_nodes = in.enumOf<GridColoringNodes>(
+          options["coloring_nodes"], at("coloring_nodes"),
+          {{"kernel", GridColoringNodes::kKernel}, {"touched", GridColoringNodes::kTouched}}, "coloring_nodes");
+    return std::make_unique<GridXpbdSolver>(options_of_grid);
   }
   return std::make_unique<XpbdSolver>(xpbd);
 }

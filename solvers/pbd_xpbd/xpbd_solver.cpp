@@ -9,6 +9,7 @@
 
 #include "core/materials/polar_svd.hpp"
 #include "core/support/thread_settings.hpp"
+#include "solvers/pbd_xpbd/xpbd_update.hpp"
 
 namespace pbdlab {
 
@@ -43,23 +44,7 @@ std::string XpbdSolver::rejectionReason(const Problem& problem) const {
   if (problem.hasMixedElementTypes())
     return me + " builds its constraints over one element type; the scene's bodies have different element types (" +
            problem.elementTypesName() + ")";
-  const ElasticEnergy& energy = problem.elasticEnergy();
-  std::map<const Material*, bool> checked;
-  for (int e = 0; e < energy.numElements(); ++e) {
-    const Material* material = &energy.material(e);
-    if (checked.count(material)) continue;
-    checked[material] = true;
-    try {
-      const MaterialSplit split = constraintSplit(*material, options_.split);
-      for (const MaterialTerm& term : split.terms)
-        if (!(term.stiffness >= 0.0))
-          return me + ": term '" + term.name + "' of split '" + split.name + "' has stiffness " +
-                 std::to_string(term.stiffness) + " < 0 (a negative compliance has no XPBD meaning)";
-    } catch (const std::invalid_argument& error) {
-      return me + ": " + error.what();
-    }
-  }
-  return "";
+  return splitRejection(me, problem.elasticEnergy(), options_.split);
 }
 
 Solver::OptionConflict XpbdSolver::materialConflict(const Material& material) const {
@@ -218,18 +203,14 @@ void XpbdSolver::updateConstraint(int constraint, const double* inverse_mass, do
   // M^-1 grad C^T (0 in prescribed components)
   const Eigen::Matrix<double, 3, N> weighted =
       Eigen::Map<const Eigen::Matrix<double, 3, N>>(inverse_mass, 3, gradient.cols()).cwiseProduct(gradient);
-  const double denominator = weighted.cwiseProduct(gradient).sum() + alpha_tilde;
-  if (!(denominator > 0.0)) return;  // PBD at a point where grad C = 0: nothing to project
   double& lambda = lambda_[constraint];
-  const double delta_lambda = -(C + alpha_tilde * lambda) / denominator;  // README's eq. 16
+  double delta_lambda = 0.0;  // README's eq. 16 (xpbd_update.hpp)
+  // No update where the denominator vanishes: PBD at a point where grad C = 0.
+  if (!xpbdMultiplierStep(C, lambda, weighted.cwiseProduct(gradient).sum(), alpha_tilde, delta_lambda)) return;
   if (options_.variant == XpbdVariant::kBlendedPrimal) {
-    const double zeta = options_.zeta;
     Eigen::Map<Eigen::Matrix<double, 3, N>> total(displacement_total_.data() + total_offset_[constraint], 3,
                                                   gradient.cols());
-    const Eigen::Matrix<double, 3, N> fixed_point = (lambda + delta_lambda) * weighted - total;  // eq. 22
-    const Eigen::Matrix<double, 3, N> dx = zeta * delta_lambda * weighted + (1.0 - zeta) * fixed_point;  // eq. 21
-    xe += dx;
-    total += dx;
+    xe += blendedPrimalDisplacement(options_.zeta, lambda, delta_lambda, weighted, total);  // eq. 19-22
   } else {
     xe += delta_lambda * weighted;  // eq. 15, 17
   }
@@ -417,19 +398,6 @@ void XpbdSolver::residuals(const Positions& x, const Positions& x_pred, double i
   secondary = std::sqrt(h2);
 }
 
-namespace {
-
-// x <- x + dt^2 M^-1 f_ext on the free DOFs, this step's boundary values on the others: x~
-// (passed in x) becomes the prediction, in place.
-void predictInPlace(const StepObjective& objective, double dt, Positions& x) {
-  const Problem& problem = objective.problem();
-  const VecX& f_ext = objective.externalForce();
-  for (int dof : problem.freeDofs()) x[dof] += dt * dt * f_ext[dof] / problem.dofMasses()[dof];
-  objective.applyBoundary(x);
-}
-
-}  // namespace
-
 void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {
   const Budget& budget = monitor.budget();
   const double t = objective.timeNext();
@@ -445,7 +413,7 @@ void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonit
   Positions x_start = objective.previousPositions();
   objective.applyBoundary(x_start);
   Positions x_pred = pseudo_time ? x_start : objective.inertialTarget();
-  predictInPlace(objective, dt, x_pred);
+  addExternalPrediction(objective, dt, x_pred);
   Positions x = x_pred;
   resetMultipliers();
   VecX force, pseudo_velocity = VecX::Zero(x.size());
@@ -471,7 +439,7 @@ void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonit
       // x_begin and x_pred are reused (no allocation per pseudo-step).
       x_begin = x;
       x_pred = x + dt * pseudo_velocity;
-      predictInPlace(objective, dt, x_pred);
+      addExternalPrediction(objective, dt, x_pred);
       x = x_pred;
       resetMultipliers();
       // Many sweeps per pseudo-step may outlast max_seconds: the budget is checked after each
