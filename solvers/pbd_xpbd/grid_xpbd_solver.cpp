@@ -298,16 +298,7 @@ void GridXpbdSolver::residuals(const Positions& q, const Positions& q_pred, doub
     return false;
   });
   // g = M (q - q_pred) - sum_c lambda_c grad_q C_c over the free DOFs (eq. 11).
-  const VecX& mass = problem_->dofMasses();
-  double g2 = 0.0;
-  for (int dof : problem_->freeDofs()) {
-    const double g = mass[dof] * (q[dof] - q_pred[dof]) - force[dof];
-    g2 += g * g;
-  }
-  double h2 = 0.0;
-  for (double value : secondary_squared_) h2 += value;  // in constraint order: deterministic
-  primal = std::sqrt(g2);
-  secondary = std::sqrt(h2);
+  xpbdResidualNorms(*problem_, q, q_pred, force, secondary_squared_, primal, secondary);
 }
 
 void GridXpbdSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {

@@ -386,16 +386,7 @@ void XpbdSolver::residuals(const Positions& x, const Positions& x_pred, double i
                 [&](auto n) { elementResiduals<decltype(n)::value>(x, inv_dt2, t, force); });
   otherTermResiduals(x, inv_dt2, t, force);
   // g = M (x - x_pred) - sum_c lambda_c grad C_c over the free DOFs (eq. 11).
-  const VecX& mass = problem_->dofMasses();
-  double g2 = 0.0;
-  for (int dof : problem_->freeDofs()) {
-    const double g = mass[dof] * (x[dof] - x_pred[dof]) - force[dof];
-    g2 += g * g;
-  }
-  double h2 = 0.0;
-  for (double value : secondary_squared_) h2 += value;  // in constraint order: deterministic
-  primal = std::sqrt(g2);
-  secondary = std::sqrt(h2);
+  xpbdResidualNorms(*problem_, x, x_pred, force, secondary_squared_, primal, secondary);
 }
 
 void XpbdSolver::advance(const StepObjective& objective, State& state, StepMonitor& monitor) {

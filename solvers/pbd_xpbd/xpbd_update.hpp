@@ -11,6 +11,9 @@
 //                                                                         restricted to C's DOFs)
 //            dx    = zeta dlambda M^-1 grad C^T + (1 - zeta) dx_fp       (eq. 19, 21)
 //            dx_total += dx                                              (Algorithm 1, step 5)
+#include <cmath>
+#include <vector>
+
 #include "core/solver/yardstick.hpp"
 
 namespace pbdlab {
@@ -36,6 +39,23 @@ inline Weighted blendedPrimalDisplacement(double zeta, double lambda, double del
   const Weighted dx = zeta * delta_lambda * weighted + (1.0 - zeta) * fixed_point;  // eq. 19, 21
   total += dx;
   return dx;
+}
+
+// |g| and |h| of eq. 11-12 from the constraint forces sum_c lambda_c grad C_c (`force`, all
+// DOFs) and each constraint's h_c^2 (in constraint order: deterministic):
+// g = M (x - x_pred) - force over the free DOFs.
+inline void xpbdResidualNorms(const Problem& problem, const Positions& x, const Positions& x_pred, const VecX& force,
+                              const std::vector<double>& secondary_squared, double& primal, double& secondary) {
+  const VecX& mass = problem.dofMasses();
+  double g2 = 0.0;
+  for (int dof : problem.freeDofs()) {
+    const double g = mass[dof] * (x[dof] - x_pred[dof]) - force[dof];
+    g2 += g * g;
+  }
+  double h2 = 0.0;
+  for (double value : secondary_squared) h2 += value;
+  primal = std::sqrt(g2);
+  secondary = std::sqrt(h2);
 }
 
 // x <- x + dt^2 M^-1 f_ext on the free DOFs, this step's boundary values on the others: x~
