@@ -240,6 +240,7 @@ constexpr int kMaxGridNodes = 10'000'000;  // as a box mesh's cells: a typo in t
 constexpr int kMaxGridMarginCells = 1'000;
 
 struct GridInput {
+  json moving_walls_resolved = json::array();
   double spacing = 0.0;
   GridKernel kernel = GridKernel::kTrilinear;
   bool has_box = false;
@@ -253,11 +254,56 @@ const std::vector<std::string>& gridFaceNames() {
   return names;
 }
 
-std::optional<GridInput> readGrid(const Reader& in, const json& doc) {
+MotionStage parseStage(const Reader& in, const json& value, const std::string& at, double run_end, json& out);
+
+// "moving_walls": [{"name", "box": {"min", "max"}, "motion": [stages as a Dirichlet motion's]}]
+// (core/model/grid_step_problem.hpp, GridMovingWall).
+std::vector<GridMovingWall> readMovingWalls(const Reader& in, const json& list_json, const std::string& at,
+                                            double run_end, json& out) {
+  const json& list = in.array(list_json, at);
+  std::vector<GridMovingWall> walls;
+  for (size_t w = 0; w < list.size(); ++w) {
+    const std::string here = child(at, w);
+    const json& entry = in.object(list[w], here);
+    in.onlyKeys(entry, here, {"name", "box", "motion"});
+    GridMovingWall wall;
+    wall.name = in.string(in.required(entry, "name", here), here + "/name");
+    if (wall.name.empty() || wall.name.find('/') != std::string::npos)
+      in.fail(here + "/name", "must be non-empty and contain no '/'");
+    for (const GridMovingWall& other : walls)
+      if (other.name == wall.name) in.fail(here + "/name", "another moving wall is named '" + wall.name + "'");
+    const std::string box_at = here + "/box";
+    const json& box = in.object(in.required(entry, "box", here), box_at);
+    in.onlyKeys(box, box_at, {"min", "max"});
+    wall.box_min = in.vec3(in.required(box, "min", box_at), box_at + "/min");
+    wall.box_max = in.vec3(in.required(box, "max", box_at), box_at + "/max");
+    for (int d = 0; d < 3; ++d)
+      if (!(wall.box_min[d] <= wall.box_max[d]))
+        in.fail(box_at, std::string("min must not lie above max (component ") + "xyz"[d] + ")");
+    const std::string motion_at = here + "/motion";
+    const json& motion = in.array(in.required(entry, "motion", here), motion_at);
+    json stages_out = json::array();
+    for (size_t k = 0; k < motion.size(); ++k) {
+      json stage_out;
+      const MotionStage stage = parseStage(in, motion[k], child(motion_at, k), run_end, stage_out);
+      if (stage.kind == MotionStage::Kind::kRotate && !(stage.axis_direction.norm() > 0.0))
+        in.fail(child(motion_at, k) + "/axis_direction", "must not be the zero vector");
+      wall.motion.stages.push_back(stage);
+      stages_out.push_back(std::move(stage_out));
+    }
+    out.push_back({{"name", wall.name},
+                   {"box", {{"min", toJson(wall.box_min)}, {"max", toJson(wall.box_max)}}},
+                   {"motion", stages_out}});
+    walls.push_back(std::move(wall));
+  }
+  return walls;
+}
+
+std::optional<GridInput> readGrid(const Reader& in, const json& doc, double run_end) {
   if (!doc.contains("grid")) return std::nullopt;
   const std::string at = "/grid";
   const json& grid = in.object(doc["grid"], at);
-  in.onlyKeys(grid, at, {"spacing", "kernel", "box", "margin_cells", "walls"});
+  in.onlyKeys(grid, at, {"spacing", "kernel", "box", "margin_cells", "walls", "moving_walls"});
   GridInput input;
   input.spacing = in.positive(in.required(grid, "spacing", at), at + "/spacing");
   if (grid.contains("kernel"))
@@ -303,6 +349,9 @@ std::optional<GridInput> readGrid(const Reader& in, const json& doc) {
         wall.thickness = in.integerAtLeast(wall_json["thickness"], here + "/thickness", 1);
     }
   }
+  if (grid.contains("moving_walls"))
+    input.walls.moving = readMovingWalls(in, grid["moving_walls"], at + "/moving_walls", run_end,
+                                         input.moving_walls_resolved);
   return input;
 }
 
@@ -394,6 +443,8 @@ GridSpec resolveGrid(const Reader& in, const GridInput& input, const Problem& pr
          {"kernel", spec.kernel == GridKernel::kTrilinear ? "trilinear" : "quadratic_bspline"},
          {"box", {{"min", toJson(grid.origin())}, {"max", toJson(far)}}},
          {"walls", walls}};
+  // Written only when given, so older grid scenes keep their resolved physics (and its hash).
+  if (!spec.walls.moving.empty()) out["moving_walls"] = input.moving_walls_resolved;
   return spec;
 }
 
@@ -890,7 +941,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
                                           " for a frame of " + std::to_string(scene.problem.time.substeps) +
                                           " substeps: a per-frame budget needs at least one iteration per substep");
   scene.output = parseOutput(in, document, resolved["output"]);
-  const std::optional<GridInput> grid = readGrid(in, document);
+  const std::optional<GridInput> grid = readGrid(in, document, run_end);
   const std::vector<RegionNodeSet> region_sets =
       parseRegionNodeSets(in, document, !scene.problem.bodies.empty(), resolved["node_sets"]);
 
@@ -927,7 +978,7 @@ Problem gridStepProblemAtStart(const Problem& mesh_problem, const GridSpec& grid
   const auto weights = std::make_shared<const GridWeights>(computeGridWeights(grid.grid, grid.kernel, start.x));
   const std::vector<Mat3> affine(static_cast<size_t>(mesh_problem.numNodes()), Mat3::Zero());
   const GridMomentum momentum = particlesToGrid(*weights, mesh_problem.nodeMasses(), start.v, affine);
-  return makeGridStepProblem(mesh_problem, weights, momentum.mass, grid.walls);
+  return makeGridStepProblem(mesh_problem, weights, momentum.mass, grid.walls, 0);
 }
 
 Scene loadScene(const std::string& path) {

@@ -37,6 +37,7 @@ const std::vector<std::string> kMetricTypes = {"probe_error",         "final_rel
                                                "reference_rms_error", "mesh_reference_max_error",
                                                "mesh_reference_l2_error", "torsion_angle_deviation",
                                                "max_penetration",     "inverted_elements",
+                                               "max_inverted_elements",
                                                "rest_shape_error",    "edge_stretch_mean",
                                                "edge_stretch_max",    "area_ratio_error",
                                                "lowest_point_error"};
@@ -495,6 +496,13 @@ CaseRunResult runValidationCase(const ValidationCase& validation_case, const std
       } else if (metric.type == "inverted_elements") {
         // Elements of the final state with det F <= 0 at a quadrature point (summary's final_state).
         value = run.summary["final_state"]["inverted_elements"].get<double>();
+        unit = "elements";
+      } else if (metric.type == "max_inverted_elements") {
+        // The most elements with det F <= 0 at the end of any frame (the per-frame count of the
+        // summary's steps): a robustness gate that an inversion healed by the end cannot pass.
+        value = 0.0;
+        for (const auto& step : run.summary["steps"])
+          value = std::max(value, step["inverted_elements"].get<double>());
         unit = "elements";
       } else if (metric.type == "rest_shape_error") {
         // Distance from the rest shape up to a rigid motion (measures.hpp), relative to the

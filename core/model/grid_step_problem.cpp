@@ -1,5 +1,6 @@
 #include "core/model/grid_step_problem.hpp"
 
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -39,6 +40,52 @@ GridWall::Kind parseGridWallKind(const std::string& name) {
   throw std::invalid_argument("unknown grid wall kind '" + name + "' (none, sticky, slip)");
 }
 
+RigidMap rigidMapAt(const BoundaryMotion& motion, double t) {
+  RigidMap map;
+  map.translation = motion.positionAt(Vec3::Zero(), t);
+  for (int d = 0; d < 3; ++d) map.rotation.col(d) = motion.positionAt(Vec3::Unit(d), t) - map.translation;
+  // Re-orthonormalize (the columns carry the round-off of cos and sin): the polar factor.
+  const Eigen::JacobiSVD<Mat3> svd(map.rotation, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  map.rotation = svd.matrixU() * svd.matrixV().transpose();
+  return map;
+}
+
+BoundaryMotion motionIncrement(const BoundaryMotion& motion, double t0, double t1) {
+  const RigidMap from = rigidMapAt(motion, t0);
+  const RigidMap to = rigidMapAt(motion, t1);
+  // A y = R1 R0^T (y - p0) + p1 = R y + (p1 - R p0).
+  const Mat3 rotation = to.rotation * from.rotation.transpose();
+  const Vec3 translation = to.translation - rotation * from.translation;
+  const Eigen::AngleAxisd turn(rotation);
+  BoundaryMotion increment;
+  MotionStage rotate;
+  rotate.kind = MotionStage::Kind::kRotate;
+  rotate.t_start = t0;
+  rotate.t_end = t1;
+  rotate.axis_point = Vec3::Zero();
+  rotate.axis_direction = turn.axis();
+  rotate.angle = turn.angle();
+  MotionStage translate;
+  translate.kind = MotionStage::Kind::kTranslate;
+  translate.t_start = t0;
+  translate.t_end = t1;
+  translate.translation = translation;
+  increment.stages = {rotate, translate};
+  return increment;
+}
+
+std::vector<int> movingWallNodes(const BackgroundGrid& grid, const GridMovingWall& wall, double t) {
+  const RigidMap map = rigidMapAt(wall.motion, t);
+  const double tolerance = 1e-9 * grid.spacing();
+  std::vector<int> nodes;
+  for (int i = 0; i < grid.numNodes(); ++i) {
+    const Vec3 X = map.inverse(grid.nodePosition(i));
+    if (((X - wall.box_min).array() >= -tolerance).all() && ((wall.box_max - X).array() >= -tolerance).all())
+      nodes.push_back(i);
+  }
+  return nodes;
+}
+
 std::string gridStepRejection(const Problem& mesh_problem) {
   const std::string me = "the grid step ";
   if (mesh_problem.numNodes() == 0 || mesh_problem.nodeMasses().size() != mesh_problem.numNodes())
@@ -66,11 +113,11 @@ std::string gridStepRejection(const Problem& mesh_problem) {
 class GridStepProblemBuilder {
  public:
   static Problem build(const Problem& mesh_problem, std::shared_ptr<const GridWeights> weights,
-                       const VecX& grid_masses, const GridWalls& walls);
+                       const VecX& grid_masses, const GridWalls& walls, int step);
 };
 
 Problem GridStepProblemBuilder::build(const Problem& mesh_problem, std::shared_ptr<const GridWeights> weights,
-                                      const VecX& grid_masses, const GridWalls& walls) {
+                                      const VecX& grid_masses, const GridWalls& walls, int step) {
   if (const std::string why = gridStepRejection(mesh_problem); !why.empty()) throw std::invalid_argument(why);
   if (!weights) throw std::invalid_argument("grid step problem: no grid weights");
   const GridWeights& W = *weights;
@@ -122,6 +169,15 @@ Problem GridStepProblemBuilder::build(const Problem& mesh_problem, std::shared_p
     std::array<bool, 3> components{true, true, true};
     if (wall.kind == GridWall::Kind::kSlip) components = {axis == 0, axis == 1, axis == 2};
     p.dirichlet.push_back({set, components, {}});
+  }
+  // Moving walls: this step's increment of their motion (see the header), after the faces.
+  const double t0 = mesh_problem.timeAt(step), t1 = mesh_problem.timeAt(step + 1);
+  for (const GridMovingWall& wall : walls.moving) {
+    const std::string set = "moving/" + wall.name;
+    if (p.mesh.node_sets.count(set))
+      throw std::invalid_argument("grid step problem: two moving walls are named '" + wall.name + "'");
+    p.mesh.node_sets[set] = movingWallNodes(grid, wall, t0);
+    p.dirichlet.push_back({set, {true, true, true}, motionIncrement(wall.motion, t0, t1)});
   }
 
   p.shared_mesh_ = std::make_shared<const Mesh>(p.mesh);
@@ -177,8 +233,8 @@ Problem GridStepProblemBuilder::build(const Problem& mesh_problem, std::shared_p
 }
 
 Problem makeGridStepProblem(const Problem& mesh_problem, std::shared_ptr<const GridWeights> weights,
-                            const VecX& grid_masses, const GridWalls& walls) {
-  return GridStepProblemBuilder::build(mesh_problem, std::move(weights), grid_masses, walls);
+                            const VecX& grid_masses, const GridWalls& walls, int step) {
+  return GridStepProblemBuilder::build(mesh_problem, std::move(weights), grid_masses, walls, step);
 }
 
 }  // namespace pbdlab

@@ -19,8 +19,10 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/grid/grid_weights.hpp"
+#include "core/model/boundary_motion.hpp"
 #include "core/model/problem.hpp"
 
 namespace pbdlab {
@@ -34,9 +36,24 @@ struct GridWall {
   int thickness = 1;
 };
 
-// One wall per face, in the order x-min, x-max, y-min, y-max, z-min, z-max.
+// A moving wall inside the grid: the grid nodes in a box that a rigid motion carries, every
+// component prescribed to follow that motion (a twisted or pulled end of a bar, PXPBD Fig. 10).
+// The box is given at the motion's start (its rest frame); at time t the wall is the box moved
+// by motion(t). The grid starts every step undeformed, so a step from t_n to t_n+1 prescribes
+// its nodes X_i inside motion(t_n)(box) at A X_i, A = motion(t_n+1) o motion(t_n)^-1: the
+// motion's increment over the step, applied where the material is now.
+struct GridMovingWall {
+  std::string name;
+  Vec3 box_min = Vec3::Zero();
+  Vec3 box_max = Vec3::Zero();
+  BoundaryMotion motion;
+};
+
+// One wall per face, in the order x-min, x-max, y-min, y-max, z-min, z-max, and the moving
+// walls (applied after the faces: a node in both follows its moving wall).
 struct GridWalls {
   std::array<GridWall, 6> faces{};
+  std::vector<GridMovingWall> moving;
 
   // "x-min", ... "z-max" (the mesh's node-set names) <-> 0..5; throws std::invalid_argument
   // for another name, listing the six.
@@ -64,8 +81,26 @@ constexpr double kGridMasslessFraction = 1e-12;
 // numbering), `grid_masses` one per grid node (P2G's). Throws std::invalid_argument for a
 // rejected mesh problem (gridStepRejection), sizes that do not match, a negative or
 // non-finite mass, a wall thinner than 1 layer or thicker than the grid, and what EmbeddedTerm
-// throws (an element larger than a grid cell, naming it).
+// throws (an element larger than a grid cell, naming it). `step` is the (sub)step the problem
+// advances from (t_n = mesh_problem.timeAt(step)): the moving walls' increment is that step's.
 Problem makeGridStepProblem(const Problem& mesh_problem, std::shared_ptr<const GridWeights> weights,
-                            const VecX& grid_masses, const GridWalls& walls);
+                            const VecX& grid_masses, const GridWalls& walls, int step = 0);
+
+// The rigid map x -> R x + p of a motion at time t (BoundaryMotion::positionAt is rigid: its
+// stages translate and rotate), and the increment from t0 to t1 as a motion whose positionAt at
+// t1 is motion(t1) o motion(t0)^-1 and at t0 the identity (one rotation about the origin, then
+// a translation, both ramped over [t0, t1]).
+struct RigidMap {
+  Mat3 rotation = Mat3::Identity();
+  Vec3 translation = Vec3::Zero();
+  Vec3 operator()(const Vec3& x) const { return rotation * x + translation; }
+  Vec3 inverse(const Vec3& y) const { return rotation.transpose() * (y - translation); }
+};
+RigidMap rigidMapAt(const BoundaryMotion& motion, double t);
+BoundaryMotion motionIncrement(const BoundaryMotion& motion, double t0, double t1);
+
+// The grid nodes inside moving wall `wall` at time t (nodes X_i with motion(t)^-1 X_i in the
+// box, closed up to 1e-9 of the spacing), ascending.
+std::vector<int> movingWallNodes(const BackgroundGrid& grid, const GridMovingWall& wall, double t);
 
 }  // namespace pbdlab

@@ -74,7 +74,7 @@ GridStepRecord GridStepper::step(Solver& solver, int step, const Budget& budget,
   // 3. The grid Problem of this step.
   start = GridClock::now();
   try {
-    grid_problem_ = std::make_unique<Problem>(makeGridStepProblem(mesh, weights_, momentum_.mass, walls_));
+    grid_problem_ = std::make_unique<Problem>(makeGridStepProblem(mesh, weights_, momentum_.mass, walls_, step));
   } catch (const std::invalid_argument& error) {
     throw std::invalid_argument("grid step " + std::to_string(step) + ": " + error.what());
   }

@@ -43,6 +43,8 @@ def metric_definition(metric, spec=None):
                 "between the end sections" + (f", over {sections} sections" if is_number(sections) else ""))
     if kind == "inverted_elements":
         return "elements of the final state with det F ≤ 0 at a quadrature point"
+    if kind == "max_inverted_elements":
+        return "the most elements with det F ≤ 0 at the end of any frame"
     if kind == "rest_shape_error":
         return ("distance of the final state from the rest shape up to a rigid motion"
                 + (" ÷ the rest mesh's largest extent" if relative else ""))

@@ -25,7 +25,8 @@ class MetricDefinitionTest(unittest.TestCase):
         # The types of validation/validation_case.cpp's kMetricTypes (the cloth's among them).
         types = ["probe_error", "final_relative_residual", "max_penetration", "volume_ratio_error",
                  "reference_max_error", "reference_rms_error", "mesh_reference_max_error",
-                 "mesh_reference_l2_error", "torsion_angle_deviation", "inverted_elements", "rest_shape_error",
+                 "mesh_reference_l2_error", "torsion_angle_deviation", "inverted_elements", "max_inverted_elements",
+                 "rest_shape_error",
                  "edge_stretch_mean", "edge_stretch_max", "area_ratio_error", "lowest_point_error"]
         for kind in types:
             self.assertNotEqual(metric_definition({"type": kind}), "—", kind)

@@ -735,6 +735,38 @@ TEST(SceneGrid, BoxKernelAndMarginAreRead) {
   EXPECT_EQ(parseScene(margin, "m.json").grid->grid.nodeCounts(), Eigen::Vector3i(5, 4, 5));
 }
 
+// Moving walls: read with their motion stages (defaults filled in), written to the resolved
+// scene only when given, read back the same; a block inside a translating wall moves with it.
+TEST(SceneGrid, MovingWallsAreReadAndCarryTheBody) {
+  json document = gridScene();
+  document["gravity"] = {0, 0, 0};
+  document["grid"]["box"] = {{"min", {-0.1, -0.1, -0.1}}, {"max", {1.1, 1.1, 1.1}}};
+  document["grid"]["moving_walls"] = json::parse(R"([{"name": "carrier",
+      "box": {"min": [-0.2, 0.1, -0.2], "max": [0.8, 0.9, 0.8]},
+      "motion": [{"type": "translate", "by": [0.03, 0, 0]}]}])");
+  const Scene scene = parseScene(document, "moving.json");
+  ASSERT_EQ(scene.grid->walls.moving.size(), 1u);
+  const GridMovingWall& wall = scene.grid->walls.moving[0];
+  EXPECT_EQ(wall.name, "carrier");
+  EXPECT_EQ(wall.box_max, Vec3(0.8, 0.9, 0.8));
+  ASSERT_EQ(wall.motion.stages.size(), 1u);
+  EXPECT_DOUBLE_EQ(wall.motion.stages[0].t_end, 0.02);  // the run's end
+  const json& r = scene.resolved["grid"]["moving_walls"];
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0]["motion"][0], (json{{"type", "translate"}, {"by", {0.03, 0, 0}}, {"t_start", 0.0}, {"t_end", 0.02}}));
+  EXPECT_EQ(parseScene(scene.resolved, "again.json").resolved, scene.resolved);
+  EXPECT_FALSE(parseScene(gridScene(), "g.json").resolved["grid"].contains("moving_walls"));
+
+  TempFolder folder;
+  const RunResult result = runScene(scene, {(folder.path() / "run").string(), false, 0.0, ""});
+  EXPECT_TRUE(result.all_steps_converged);
+  const VecX u = result.final_positions - scene.problem.mesh.restPositionsFlat();
+  for (int p = 0; p < scene.problem.numNodes(); ++p) {
+    EXPECT_NEAR(u[3 * p], 0.03, 1e-12) << p;
+    EXPECT_NEAR(u[3 * p + 1], 0.0, 1e-12) << p;
+  }
+}
+
 // A grid scene through the runner: each frame's entry has its grid record, the probes and the
 // mesh state follow the particles (the block falls), the summary has the grid and the parts'
 // total seconds.
@@ -872,6 +904,34 @@ INSTANTIATE_TEST_SUITE_P(
                 "/grid/walls/y-min/thickness"},
         BadCase{"grid_wall_thicker_than_the_grid", kGrid, "/grid/walls/y-min/thickness", "7",
                 "/grid/walls/y-min/thickness"},
+        BadCase{"grid_moving_walls_not_array", kGrid, "/grid/moving_walls", "{}", "/grid/moving_walls"},
+        BadCase{"grid_moving_wall_name_missing", kGrid, "/grid/moving_walls",
+                R"([{"box": {"min": [0, 0, 0], "max": [1, 1, 1]}, "motion": []}])", "/grid/moving_walls/0/name"},
+        BadCase{"grid_moving_wall_name_with_slash", kGrid, "/grid/moving_walls",
+                R"([{"name": "a/b", "box": {"min": [0, 0, 0], "max": [1, 1, 1]}, "motion": []}])",
+                "/grid/moving_walls/0/name"},
+        BadCase{"grid_moving_wall_names_repeated", kGrid, "/grid/moving_walls",
+                R"([{"name": "a", "box": {"min": [0, 0, 0], "max": [1, 1, 1]}, "motion": []},
+                    {"name": "a", "box": {"min": [0, 0, 0], "max": [1, 1, 1]}, "motion": []}])",
+                "/grid/moving_walls/1/name"},
+        BadCase{"grid_moving_wall_key_typo", kGrid, "/grid/moving_walls",
+                R"([{"name": "a", "box": {"min": [0, 0, 0], "max": [1, 1, 1]}, "motoin": []}])",
+                "/grid/moving_walls/0/motoin"},
+        BadCase{"grid_moving_wall_box_inverted", kGrid, "/grid/moving_walls",
+                R"([{"name": "a", "box": {"min": [0, 2, 0], "max": [1, 1, 1]}, "motion": []}])",
+                "/grid/moving_walls/0/box"},
+        BadCase{"grid_moving_wall_box_nan", kGrid, "/grid/moving_walls",
+                R"([{"name": "a", "box": {"min": [0, "NaN", 0], "max": [1, 1, 1]}, "motion": []}])",
+                "/grid/moving_walls/0/box/min/1"},
+        BadCase{"grid_moving_wall_motion_missing", kGrid, "/grid/moving_walls",
+                R"([{"name": "a", "box": {"min": [0, 0, 0], "max": [1, 1, 1]}}])", "/grid/moving_walls/0/motion"},
+        BadCase{"grid_moving_wall_stage_unknown", kGrid, "/grid/moving_walls",
+                R"([{"name": "a", "box": {"min": [0, 0, 0], "max": [1, 1, 1]}, "motion": [{"type": "spin"}]}])",
+                "/grid/moving_walls/0/motion/0/type"},
+        BadCase{"grid_moving_wall_zero_axis", kGrid, "/grid/moving_walls",
+                R"([{"name": "a", "box": {"min": [0, 0, 0], "max": [1, 1, 1]}, "motion": [{"type": "rotate",
+                    "axis_point": [0, 0, 0], "axis_direction": [0, 0, 0], "angle_degrees": 90}]}])",
+                "/grid/moving_walls/0/motion/0/axis_direction"},
         BadCase{"grid_with_dirichlet", kGrid, "/dirichlet", R"([{"node_set": "x-min"}])", "/dirichlet"},
         BadCase{"grid_quasistatic", kGrid, "/time/integrator", "\"quasistatic\"", "/time/integrator"},
         BadCase{"grid_with_collisions", kGridTwo, "/collisions", R"({"k_n": 1e8})", "/collisions"},
