@@ -494,7 +494,7 @@ INSTANTIATE_TEST_SUITE_P(
     Mesh, BadScene,
     ::testing::Values(
         BadCase{"mesh_missing", kMin, "/mesh", "", "/mesh"},
-        BadCase{"mesh_type_unknown", kMin, "/mesh/type", "\"sphere\"", "/mesh/type"},
+        BadCase{"mesh_type_unknown", kMin, "/mesh/type", "\"cone\"", "/mesh/type"},
         BadCase{"mesh_type_missing", kMin, "/mesh/type", "", "/mesh/type"},
         BadCase{"cells_zero", kMin, "/mesh/cells", "[0, 2, 2]", "/mesh/cells/0"},
         BadCase{"cells_negative", kMin, "/mesh/cells", "[2, -3, 2]", "/mesh/cells/1"},
