@@ -35,14 +35,6 @@ constexpr double kMaxEstimatedElements = 5e7;
 // Fewer STL triangles than this are subdivided before Gmsh reads them (tetrahedralizeStl).
 constexpr std::size_t kMinStlTriangles = 64;
 
-void orientTetsPositively(Mesh& mesh) {
-  for (int e = 0; e < mesh.numElements(); ++e) {
-    const double v = signedTetVolume(mesh.restPosition(mesh.elements(e, 0)), mesh.restPosition(mesh.elements(e, 1)),
-                                     mesh.restPosition(mesh.elements(e, 2)), mesh.restPosition(mesh.elements(e, 3)));
-    if (v < 0.0) std::swap(mesh.elements(e, 2), mesh.elements(e, 3));
-  }
-}
-
 std::string gib(double bytes) {
   std::ostringstream out;
   out.precision(bytes < 1024.0 * 1024 * 1024 * 10 ? 2 : 3);
@@ -51,6 +43,14 @@ std::string gib(double bytes) {
 }
 
 }  // namespace
+
+void orientTetsPositively(Mesh& mesh) {
+  for (int e = 0; e < mesh.numElements(); ++e) {
+    const double v = signedTetVolume(mesh.restPosition(mesh.elements(e, 0)), mesh.restPosition(mesh.elements(e, 1)),
+                                     mesh.restPosition(mesh.elements(e, 2)), mesh.restPosition(mesh.elements(e, 3)));
+    if (v < 0.0) std::swap(mesh.elements(e, 2), mesh.elements(e, 3));
+  }
+}
 
 void orientTrianglesCounterClockwise(Mesh& mesh) {
   for (int e = 0; e < mesh.numElements(); ++e) {

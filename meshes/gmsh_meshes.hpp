@@ -42,6 +42,8 @@ Mesh makeRectangleMesh(const RectangleRecipe& recipe);
 // Swaps the last two nodes of every clockwise triangle (seen from +z): every 2D mesh of pbdlab
 // is counter-clockwise.
 void orientTrianglesCounterClockwise(Mesh& mesh);
+// Swaps the last two nodes of every tet4 of negative signed volume.
+void orientTetsPositively(Mesh& mesh);
 std::string diagonalsName(RectangleRecipe::Diagonals diagonals);
 RectangleRecipe::Diagonals parseDiagonals(const std::string& name);  // throws invalid_argument
 

@@ -20,7 +20,7 @@
 namespace pbdlab {
 
 // Raised whenever the table below changes: a module from another build is refused.
-constexpr int kGmshModuleInterfaceVersion = 2;
+constexpr int kGmshModuleInterfaceVersion = 3;
 
 struct GmshModule {
   int interface_version;
@@ -45,6 +45,10 @@ struct GmshModule {
   // named in errors).
   Mesh (*stl_volume)(const std::string& gmsh_input, const std::string& path, double target_size,
                      double feature_angle_deg, const std::string& source);
+  // Tetrahedra of the OpenCASCADE ball of `radius` about the origin.
+  Mesh (*sphere)(double radius, double target_size, const std::string& source);
+  // Tetrahedra of the OpenCASCADE torus about the origin, axis z (Gmsh 4.8's only one).
+  Mesh (*torus)(double major_radius, double minor_radius, double target_size, const std::string& source);
 };
 
 // The module could not be opened (missing, or from another build): an installation problem.

@@ -15,7 +15,7 @@ constexpr const char* kModuleFile = "libpbdlab_gmsh.so";
 
 std::string cannotOpen(const std::string& name, const std::string& why) {
   return "pbdlab cannot use its Gmsh module '" + name + "', which makes the meshes Gmsh generates (box, " +
-         "rectangle, quadrilateral and STL recipes): " + why +
+         "rectangle, quadrilateral, polygon, sphere, torus and STL recipes): " + why +
          ". A build tree has it in build/lib/pbdlab (cmake --build builds it), an installed pbdlab in "
          "PREFIX/lib/pbdlab; PBDLAB_GMSH_MODULE=/path/to/" + kModuleFile + " names another";
 }

@@ -410,6 +410,67 @@ void parseBunnySurface(const In& in, const json& m, MeshRecipe& r) {
   r.canonical = {{"type", "bunny_surface"}, {"subdivisions", r.subdivisions}};
 }
 
+// The shapes' target size: positive, at most `largest` (the radius that bounds the curved surface:
+// coarser, Gmsh's meshes lose most of the volume or fail), and a mesh that fits in memory.
+void shapeTargetSize(const In& in, const json& m, double volume, double largest, const std::string& largest_name,
+                     int order, double& target_size) {
+  in.reader().required(m, "target_size", in.field(""));
+  target_size = in.positive(m, "target_size");
+  if (!(target_size <= largest))
+    in.fail("target_size", "must be at most the " + largest_name + " (" + shortNumber(largest) + "), got " +
+                               shortNumber(target_size) + ": coarser, the mesh of the curved surface loses most of "
+                               "the volume (or Gmsh fails)");
+  const double estimate = estimatedShapeTets(volume, target_size);
+  const MeshSizeEstimate size = raisedSize(estimate, estimate / 5.0, order);
+  checkMeshFitsInMemory(size.elements, size.nodes, size.nodes_per_element, in.reader().source(), in.field("target_size"));
+  if (estimate > kMaxEstimatedElements)
+    in.fail("target_size", "would make about " + shortNumber(estimate) + " tetrahedra (at most " + shortNumber(kMaxEstimatedElements) + ")");
+}
+
+void parseSphere(const In& in, const json& m, MeshRecipe& r) {
+  in.onlyKeys(m, {"type", "center", "radius", "target_size", "order"}, "sphere");
+  SphereRecipe& sphere = r.sphere;
+  if (m.contains("center")) {
+    const std::vector<double> c = in.reals(m, "center", 3, false);
+    sphere.center = Vec3(c[0], c[1], c[2]);
+  }
+  in.reader().required(m, "radius", in.field(""));
+  sphere.radius = in.positive(m, "radius");
+  r.order = in.order(m);
+  shapeTargetSize(in, m, sphereVolume(sphere.radius), sphere.radius, "radius", r.order, sphere.target_size);
+  r.canonical = {{"type", "sphere"}, {"center", array(sphere.center)}, {"radius", sphere.radius},
+                 {"target_size", sphere.target_size}, {"order", r.order}};
+}
+
+void parseTorus(const In& in, const json& m, MeshRecipe& r) {
+  in.onlyKeys(m, {"type", "center", "major_radius", "minor_radius", "axis", "target_size", "order"}, "torus");
+  TorusRecipe& torus = r.torus;
+  if (m.contains("center")) {
+    const std::vector<double> c = in.reals(m, "center", 3, false);
+    torus.center = Vec3(c[0], c[1], c[2]);
+  }
+  in.reader().required(m, "major_radius", in.field(""));
+  torus.major_radius = in.positive(m, "major_radius");
+  in.reader().required(m, "minor_radius", in.field(""));
+  torus.minor_radius = in.positive(m, "minor_radius");
+  if (!(torus.minor_radius < torus.major_radius))
+    in.fail("minor_radius", "must be less than major_radius (" + shortNumber(torus.major_radius) + "), got " +
+                                shortNumber(torus.minor_radius) + ": the tube would cross the axis");
+  static const std::vector<std::string> kAxes = {"x", "y", "z"};
+  const std::string axis = m.contains("axis") ? in.name(m, "axis", kAxes, "axis") : "z";
+  torus.axis = static_cast<int>(std::find(kAxes.begin(), kAxes.end(), axis) - kAxes.begin());
+  r.order = in.order(m);
+  shapeTargetSize(in, m, torusVolume(torus.major_radius, torus.minor_radius), torus.minor_radius, "minor_radius",
+                  r.order, torus.target_size);
+  r.canonical = {{"type", "torus"},
+                 {"center", array(torus.center)},
+                 {"major_radius", torus.major_radius},
+                 {"minor_radius", torus.minor_radius},
+                 {"axis", axis},
+                 {"target_size", torus.target_size},
+                 {"order", r.order}};
+}
+
 std::string orderSuffix(int order) { return order == 1 ? "" : ", order " + std::to_string(order); }
 
 std::string fileHash(const std::string& path) {
@@ -435,6 +496,8 @@ std::string MeshRecipe::describe() const {
     case Kind::kStl:
       return "STL '" + path + "' tetrahedralized, target size " + shortNumber(target_size) + orderSuffix(order);
     case Kind::kBunnySurface: return "bunny surface (subdivisions " + std::to_string(subdivisions) + ")";
+    case Kind::kSphere: return sphere.describe() + orderSuffix(order);
+    case Kind::kTorus: return torus.describe() + orderSuffix(order);
   }
   return "mesh";
 }
@@ -472,8 +535,14 @@ MeshRecipe parseMeshRecipe(const json& value, const std::string& source, const s
   } else if (type == "bunny_surface") {
     r.kind = MeshRecipe::Kind::kBunnySurface;
     parseBunnySurface(in, value, r);
+  } else if (type == "sphere") {
+    r.kind = MeshRecipe::Kind::kSphere;
+    parseSphere(in, value, r);
+  } else if (type == "torus") {
+    r.kind = MeshRecipe::Kind::kTorus;
+    parseTorus(in, value, r);
   } else {
-    in.reader().failUnknownName(in.field("type"), type, {"box", "res_box", "rectangle", "quadrilateral", "polygon", "star", "msh", "stl", "bunny_surface"},
+    in.reader().failUnknownName(in.field("type"), type, {"box", "res_box", "rectangle", "quadrilateral", "polygon", "star", "msh", "stl", "bunny_surface", "sphere", "torus"},
                                 "mesh type");
   }
   return r;
@@ -540,6 +609,15 @@ Mesh makeMesh(const MeshRecipe& recipe) {
     case MeshRecipe::Kind::kBunnySurface:
       mesh = makeBunnySurface(recipe.subdivisions);
       addFaceNodeSets(mesh);
+      break;
+    case MeshRecipe::Kind::kSphere:
+    case MeshRecipe::Kind::kTorus:
+      mesh = recipe.kind == MeshRecipe::Kind::kSphere ? makeSphereMesh(recipe.sphere) : makeTorusMesh(recipe.torus);
+      if (recipe.order > 1) {
+        mesh = raiseOrder(mesh, recipe.order);
+        setSurfaceNodeSet(mesh);  // raiseOrder's rule would add the node of an interior edge between two surface nodes
+      }
+      validateMesh(mesh);
       break;
   }
   if (recipe.kind != MeshRecipe::Kind::kMsh) mesh.source = recipe.describe();

@@ -15,6 +15,9 @@
 //   {"type": "msh", "file": "path", "order"}
 //   {"type": "stl", "file": "path", "target_size": h, "feature_angle": deg, "order"}
 //   {"type": "bunny_surface", "subdivisions": s}
+//   {"type": "sphere", "center": [x, y, z], "radius": r, "target_size": h, "order"}
+//   {"type": "torus", "center": [x, y, z], "major_radius": R, "minor_radius": r,
+//    "axis": "x" | "y" | "z", "target_size": h, "order"}
 //
 // File paths are relative to the folder of the file the recipe is in.
 #include <nlohmann/json.hpp>
@@ -26,11 +29,12 @@
 #include "meshes/mesh_cache.hpp"
 #include "meshes/polygon_mesh.hpp"
 #include "meshes/quadrilateral_mesh.hpp"
+#include "meshes/shape_meshes.hpp"
 
 namespace pbdlab {
 
 struct MeshRecipe {
-  enum class Kind { kBox, kResBox, kRectangle, kQuadrilateral, kPolygon, kStar, kMsh, kStl, kBunnySurface };
+  enum class Kind { kBox, kResBox, kRectangle, kQuadrilateral, kPolygon, kStar, kMsh, kStl, kBunnySurface, kSphere, kTorus };
   Kind kind = Kind::kBox;
   BoxMeshRecipe box;            // kBox; kResBox: the box it stands for
   int nodes_per_side = 0;       // kResBox
@@ -38,6 +42,8 @@ struct MeshRecipe {
   QuadrilateralRecipe quadrilateral;  // kQuadrilateral
   PolygonRecipe polygon;        // kPolygon; kStar: the star's outline
   StarRecipe star;              // kStar
+  SphereRecipe sphere;          // kSphere
+  TorusRecipe torus;            // kTorus
   std::string file;             // kMsh, kStl: as written
   std::string path;             // kMsh, kStl: resolved against the recipe's folder
   double target_size = 0.0;     // kStl

@@ -16,6 +16,7 @@
 #include "core/support/input_error.hpp"
 #include "core/support/json_reader.hpp"
 #include "meshes/mesh_recipe.hpp"
+#include "validation/body_placement.hpp"
 #include "solvers/registry.hpp"
 
 namespace pbdlab {
@@ -142,8 +143,14 @@ MaterialSpec parseMaterial(const Reader& in, const json& doc, const std::string&
 }
 
 // One body: its mesh through the mesh cache, its material and per-element data.
+// A body's placement (validation/body_placement.hpp) with the pointer of its "placement".
+struct PlacementInput {
+  BodyPlacement placement;
+  std::string field;
+};
+
 Body makeBody(const Reader& in, const std::string& name, const MeshRecipe& recipe, const std::string& mesh_field,
-              const MaterialSpec& material, const MaterialExtras& extras) {
+              const MaterialSpec& material, const MaterialExtras& extras, const PlacementInput& placement) {
   Body body;
   body.name = name;
   try {
@@ -152,6 +159,8 @@ Body makeBody(const Reader& in, const std::string& name, const MeshRecipe& recip
   } catch (const std::invalid_argument& error) {
     in.fail(mesh_field, error.what());
   }
+  // After the cache (its entries are the unplaced meshes), before region node sets are selected.
+  applyBodyPlacement(in, placement.placement, placement.field, body.mesh);
   body.material = material;
   body.bending_stiffness = extras.bending_stiffness;
   if (material.model == MaterialModel::kMuscle) {
@@ -872,7 +881,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   if (!document.is_object()) in.fail("(root)", "a scene must be a JSON object, got " + describeJson(document));
   in.onlyKeys(document, "",
               {"name", "description", "mesh", "material", "bodies", "bindings", "colliders", "collisions", "discretization", "gravity", "loads", "dirichlet",
-               "time", "solver", "output", "initial_state", "node_sets", "grid"});
+               "time", "solver", "output", "initial_state", "node_sets", "grid", "placement"});
 
   Scene scene;
   scene.path = source;
@@ -895,17 +904,26 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   std::vector<std::pair<MeshRecipe, std::string>> recipes;  // with the pointer of each mesh
   std::vector<MaterialExtras> extras;
   std::vector<std::string> body_names;
+  std::vector<PlacementInput> placements;
+  // "placement" is written to the resolved scene (with every default) only when given, so older
+  // scenes keep their resolved physics (and its hash).
+  const auto readPlacement = [&](const json& object, const std::string& at, json& out) {
+    PlacementInput placement{BodyPlacement{}, at + "/placement"};
+    if (object.contains("placement"))
+      placement.placement = parseBodyPlacement(in, object["placement"], placement.field, out["placement"]);
+    placements.push_back(placement);
+  };
   if (document.contains("bodies")) {
-    for (const char* key : {"mesh", "material"})
+    for (const char* key : {"mesh", "material", "placement"})
       if (document.contains(key))
-        in.fail(std::string("/") + key, "a scene with \"bodies\" gives each body its mesh and material");
+        in.fail(std::string("/") + key, "a scene with \"bodies\" gives each body its mesh, material and placement");
     const json& bodies = in.array(document["bodies"], "/bodies");
     if (bodies.empty()) in.fail("/bodies", "needs at least one body");
     resolved["bodies"] = json::array();
     for (size_t b = 0; b < bodies.size(); ++b) {
       const std::string at = child("/bodies", b);
       const json& body = in.object(bodies[b], at);
-      in.onlyKeys(body, at, {"name", "mesh", "material"});
+      in.onlyKeys(body, at, {"name", "mesh", "material", "placement"});
       const std::string name = in.nonEmptyString(in.required(body, "name", at), at + "/name");
       if (name.find('/') != std::string::npos) in.fail(at + "/name", "must not contain '/' (it prefixes node sets)");
       json body_out = {{"name", name}};
@@ -913,12 +931,14 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
       extras.emplace_back();
       scene.problem.bodies.push_back({name, Mesh{}, parseMaterial(in, body, at, body_out["material"], extras.back()), {}, {}});
       body_names.push_back(name);
+      readPlacement(body, at, body_out);
       resolved["bodies"].push_back(body_out);
     }
   } else {
     recipes.emplace_back(parseMesh(in, document, "", resolved["mesh"]), "/mesh");
     extras.emplace_back();
     scene.problem.material = parseMaterial(in, document, "", resolved["material"], extras.back());
+    readPlacement(document, "", resolved);
   }
   scene.problem.bindings = parseBindings(in, document, resolved["bindings"]);
   scene.problem.colliders = parseColliders(in, document, resolved["colliders"]);
@@ -946,7 +966,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
       parseRegionNodeSets(in, document, !scene.problem.bodies.empty(), resolved["node_sets"]);
 
   if (scene.problem.bodies.empty()) {
-    Body body = makeBody(in, "", recipes[0].first, recipes[0].second, scene.problem.material, extras[0]);
+    Body body = makeBody(in, "", recipes[0].first, recipes[0].second, scene.problem.material, extras[0], placements[0]);
     if (body.element_data.empty() && !body.activation && body.bending_stiffness == 0.0) {
       scene.problem.mesh = std::move(body.mesh);  // the single-body shorthand
     } else {
@@ -955,7 +975,7 @@ Scene parseScene(const nlohmann::json& document, const std::string& source) {
   } else {
     for (size_t b = 0; b < scene.problem.bodies.size(); ++b)
       scene.problem.bodies[b] = makeBody(in, body_names[b], recipes[b].first, recipes[b].second,
-                                         scene.problem.bodies[b].material, extras[b]);
+                                         scene.problem.bodies[b].material, extras[b], placements[b]);
   }
   for (const RegionNodeSet& set : region_sets) {
     if (set.body.empty()) {

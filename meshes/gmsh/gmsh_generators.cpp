@@ -252,4 +252,23 @@ Mesh stlVolume(const std::string& gmsh_input, const std::string& path, double ta
   });
 }
 
+Mesh sphere(double radius, double target_size, const std::string& source) {
+  return generate("pbdlab_sphere", ElementType::kTet4, source, "meshing the sphere", [&](Options& options) {
+    setSizeOptions(options, target_size);
+    gmsh::model::occ::addSphere(0.0, 0.0, 0.0, radius);
+    gmsh::model::occ::synchronize();
+    gmsh::model::mesh::generate(3);
+  });
+}
+
+Mesh torus(double major_radius, double minor_radius, double target_size, const std::string& source) {
+  return generate("pbdlab_torus", ElementType::kTet4, source, "meshing the torus", [&](Options& options) {
+    setSizeOptions(options, target_size);
+    // Gmsh 4.8's addTorus has no axis argument: its axis is z.
+    gmsh::model::occ::addTorus(0.0, 0.0, 0.0, major_radius, minor_radius);
+    gmsh::model::occ::synchronize();
+    gmsh::model::mesh::generate(3);
+  });
+}
+
 }  // namespace pbdlab::gmsh_generators

@@ -19,5 +19,7 @@ Mesh quadrilateral(const QuadrilateralRecipe& recipe, const std::string& source)
 Mesh polygon(const PolygonRecipe& recipe, const std::string& source);
 Mesh stlVolume(const std::string& gmsh_input, const std::string& path, double target_size, double feature_angle_deg,
                const std::string& source);
+Mesh sphere(double radius, double target_size, const std::string& source);
+Mesh torus(double major_radius, double minor_radius, double target_size, const std::string& source);
 
 }  // namespace pbdlab::gmsh_generators

@@ -19,6 +19,8 @@ extern "C" __attribute__((visibility("default"))) const pbdlab::GmshModule* pbdl
       &gmsh_generators::quadrilateral,
       &gmsh_generators::polygon,
       &gmsh_generators::stlVolume,
+      &gmsh_generators::sphere,
+      &gmsh_generators::torus,
   };
   return &table;
 }

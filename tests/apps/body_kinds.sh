@@ -57,7 +57,7 @@ expected = {
     "solid_tet4": {"tetra"}, "solid_tet10": {"tetra10"}, "solid_tet20": {"VTK_LAGRANGE_TETRAHEDRON"},
     "solid_hex8": {"hexahedron"}, "solid_prism6": {"wedge"}, "solid_pyramid5": {"pyramid"},
     "plane_strain": {"triangle"}, "plane_strain_bound": {"triangle"}, "cloth": {"triangle"},
-    "cloth_bound": {"triangle"}, "mixed": {"tetra", "hexahedron"}, "grid_blocks": {"tetra"},
+    "cloth_bound": {"triangle"}, "mixed": {"tetra", "hexahedron"}, "grid_blocks": {"tetra"}, "grid_shapes": {"tetra"},
 }
 bad = 0
 for line in open(sys.argv[1]):

@@ -112,7 +112,8 @@ TEST(MeshRecipe, BadRecipesNameTheField) {
   const std::vector<BadRecipe> cases = {
       {R"([1, 2])", "/mesh"},
       {R"({"cells": [2, 2, 2]})", "/mesh/type"},
-      {R"({"type": "sphere"})", "/mesh/type"},
+      {R"({"type": "sphere"})", "/mesh/radius"},
+      {R"({"type": "cone"})", "/mesh/type"},
       {R"({"type": "box"})", "/mesh/cells"},
       {R"({"type": "box", "cells": [2, 0, 2]})", "/mesh/cells/1"},
       {R"({"type": "box", "cells": [2, 2, 2.5]})", "/mesh/cells/2"},

@@ -18,6 +18,7 @@
 #include "core/support/input_error.hpp"
 #include "meshes/box_mesh.hpp"
 #include "meshes/mesh_cache.hpp"
+#include "meshes/mesh_recipe.hpp"
 #include "meshes/msh_io.hpp"
 #include "tests/support/temporary_mesh_cache.hpp"
 #include "solvers/registry.hpp"
@@ -493,7 +494,7 @@ INSTANTIATE_TEST_SUITE_P(
     Mesh, BadScene,
     ::testing::Values(
         BadCase{"mesh_missing", kMin, "/mesh", "", "/mesh"},
-        BadCase{"mesh_type_unknown", kMin, "/mesh/type", "\"sphere\"", "/mesh/type"},
+        BadCase{"mesh_type_unknown", kMin, "/mesh/type", "\"cone\"", "/mesh/type"},
         BadCase{"mesh_type_missing", kMin, "/mesh/type", "", "/mesh/type"},
         BadCase{"cells_zero", kMin, "/mesh/cells", "[0, 2, 2]", "/mesh/cells/0"},
         BadCase{"cells_negative", kMin, "/mesh/cells", "[2, -3, 2]", "/mesh/cells/1"},
@@ -1021,6 +1022,174 @@ TEST(SceneMesh, UsesTheMeshCache) {
   ASSERT_TRUE(fs::is_directory(dir));
   EXPECT_FALSE(fs::is_empty(dir));
   EXPECT_EQ(parseScene(scene, "<inline>").resolved, parseScene(scene, "<inline>").resolved);
+}
+
+// --- body placement (validation/body_placement.hpp) ------------------------------------------
+
+const char* const kPlacedMaterial = R"({"model": "neo_hookean", "youngs_modulus": 1e5, "poisson_ratio": 0.3})";
+
+// Two bodies of the same box recipe, the second placed by `placement`.
+json placedBodiesScene(const json& placement) {
+  const json mesh = json::parse(R"({"type": "box", "size": [2, 1, 0.5], "cells": [2, 1, 1]})");
+  json second = {{"name", "b"}, {"mesh", mesh}, {"material", json::parse(kPlacedMaterial)}};
+  if (!placement.is_null()) second["placement"] = placement;
+  return {{"bodies", {{{"name", "a"}, {"mesh", mesh}, {"material", json::parse(kPlacedMaterial)}}, second}},
+          {"time", {{"dt", 0.5}, {"steps", 1}}}};
+}
+
+double meshVolume(const Mesh& mesh) {
+  double total = 0.0;
+  for (double v : restVolumes(mesh)) total += v;
+  return total;
+}
+
+Mesh unplacedBox() {
+  return makeMesh(parseMeshRecipe(json::parse(R"({"type": "box", "size": [2, 1, 0.5], "cells": [2, 1, 1]})"),
+                                  "<test>", "/mesh", ""));
+}
+
+TEST(ScenePlacement, QuarterTurnScaleAndTranslationAreExact) {
+  // X' = p + s R (X - p) + t with R a quarter turn about z: (x, y, z) -> (-y, x, z), exactly.
+  const Scene scene = parseScene(placedBodiesScene(json::parse(
+      R"({"scale": 2, "rotation_deg": [0, 0, 90], "translation": [5, 0, -1], "pivot": [1, 0.5, 0.25]})")), "<inline>");
+  const Mesh box = unplacedBox();
+  ASSERT_EQ(scene.problem.bodies.size(), 2u);
+  const Mesh& a = scene.problem.bodies[0].mesh;
+  const Mesh& b = scene.problem.bodies[1].mesh;
+  EXPECT_EQ(a.rest_positions, box.rest_positions) << "a body without placement is the mesh as made";
+  const Vec3 p(1, 0.5, 0.25), t(5, 0, -1);
+  ASSERT_EQ(b.numNodes(), box.numNodes());
+  for (int n = 0; n < box.numNodes(); ++n) {
+    const Vec3 d = box.restPosition(n) - p;
+    const Vec3 expected = p + 2.0 * Vec3(-d.y(), d.x(), d.z()) + t;
+    EXPECT_EQ(b.restPosition(n), expected) << "node " << n;
+  }
+  EXPECT_EQ(b.elements, box.elements);
+  EXPECT_EQ(b.node_sets.at("x-min"), box.node_sets.at("x-min")) << "the mesh's own sets keep their nodes";
+  // Volumes scale by s^3, every element still positive.
+  EXPECT_NEAR(meshVolume(b), 8.0 * meshVolume(box), 1e-12);
+  for (double v : restVolumes(b)) EXPECT_GT(v, 0.0);
+}
+
+TEST(ScenePlacement, RotationIsRzRyRxAboutThePivot) {
+  const double rx = 30, ry = -45, rz = 100, s = 0.3;
+  const Vec3 p(0.5, 0.5, 0.25), t(-1, 2, 3);
+  const Scene scene = parseScene(placedBodiesScene({{"scale", s}, {"rotation_deg", {rx, ry, rz}},
+                                                    {"translation", {t.x(), t.y(), t.z()}}, {"pivot", {p.x(), p.y(), p.z()}}}),
+                                 "<inline>");
+  const double deg = std::acos(-1.0) / 180.0;
+  const Mat3 R = (Eigen::AngleAxisd(rz * deg, Vec3::UnitZ()) * Eigen::AngleAxisd(ry * deg, Vec3::UnitY()) *
+                  Eigen::AngleAxisd(rx * deg, Vec3::UnitX()))
+                     .toRotationMatrix();
+  const Mesh box = unplacedBox();
+  const Mesh& b = scene.problem.bodies[1].mesh;
+  for (int n = 0; n < box.numNodes(); ++n)
+    EXPECT_LT((b.restPosition(n) - (p + s * R * (box.restPosition(n) - p) + t)).norm(), 1e-14) << "node " << n;
+  EXPECT_NEAR(meshVolume(b), s * s * s * meshVolume(box), 1e-14);
+}
+
+TEST(ScenePlacement, ResolvedSceneWritesItWithDefaultsAndReadsBackTheSame) {
+  const Scene scene = parseScene(placedBodiesScene(json::parse(R"({"scale": 0.5})")), "<inline>");
+  EXPECT_EQ(scene.resolved["bodies"][1]["placement"],
+            json::parse(R"({"scale": 0.5, "rotation_deg": [0.0, 0.0, 0.0], "translation": [0.0, 0.0, 0.0],
+                            "pivot": [0.0, 0.0, 0.0]})"));
+  EXPECT_FALSE(scene.resolved["bodies"][0].contains("placement")) << "written only when given: older scenes unchanged";
+  const Scene again = parseScene(scene.resolved, "again.json");
+  EXPECT_EQ(again.resolved, scene.resolved);
+  EXPECT_EQ(again.problem.mesh.rest_positions, scene.problem.mesh.rest_positions);
+  // The single-body form takes it at the top level.
+  json single = minimalScene();
+  single["placement"] = json::parse(R"({"translation": [10, 0, 0]})");
+  const Scene one = parseScene(single, "<inline>");
+  EXPECT_EQ(one.resolved["placement"]["translation"], json::array({10.0, 0.0, 0.0}));
+  EXPECT_EQ(parseScene(one.resolved, "again.json").resolved, one.resolved);
+  EXPECT_DOUBLE_EQ(one.problem.mesh.rest_positions.col(0).minCoeff(), 10.0);
+  EXPECT_FALSE(parseScene(minimalScene(), "<inline>").resolved.contains("placement"));
+}
+
+TEST(ScenePlacement, RegionNodeSetsAreSelectedOnThePlacedPositions) {
+  json document = placedBodiesScene(json::parse(R"({"translation": [0, 0, 10]})"));
+  document["node_sets"] = json::parse(R"([{"name": "low", "body": "b", "box": {"min": [-1, -1, 9.9], "max": [9, 9, 10.1]}}])");
+  const Scene scene = parseScene(document, "<inline>");
+  EXPECT_EQ(scene.problem.mesh.node_sets.at("b/low").size(), 6u);  // the 3 x 2 nodes of the box's lower face
+  // The same box in the unplaced frame selects nothing.
+  document["node_sets"][0]["box"] = json::parse(R"({"min": [-1, -1, -0.1], "max": [9, 9, 0.1]})");
+  expectInputError([&] { parseScene(document, "<inline>"); }, "<inline>", "/node_sets/0/box");
+}
+
+TEST(ScenePlacement, BadPlacementsAreRefusedAtTheirField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"scale": 0})", "/bodies/1/placement/scale"},
+      {R"({"scale": -2})", "/bodies/1/placement/scale"},
+      {R"({"scale": "NaN"})", "/bodies/1/placement/scale"},
+      {R"({"rotation_deg": [0, 90]})", "/bodies/1/placement/rotation_deg"},
+      {R"({"rotation_deg": [0, 90, "x"]})", "/bodies/1/placement/rotation_deg/2"},
+      {R"({"rotation_deg": [0, 0, 1e9]})", "/bodies/1/placement/rotation_deg/2"},
+      {R"({"translation": [1, 2, 3, 4]})", "/bodies/1/placement/translation"},
+      {R"({"pivot": 1})", "/bodies/1/placement/pivot"},
+      {R"({"rotation": [0, 0, 90]})", "/bodies/1/placement/rotation"},
+      {R"([1, 2])", "/bodies/1/placement"},
+  };
+  for (const auto& [placement, field] : cases) {
+    SCOPED_TRACE(placement);
+    expectInputError([&] { parseScene(placedBodiesScene(json::parse(placement)), "<inline>"); }, "<inline>", field);
+  }
+  // NaN and inf in a document built in memory.
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    expectInputError([&] { parseScene(placedBodiesScene({{"scale", bad}}), "<inline>"); }, "<inline>",
+                     "/bodies/1/placement/scale");
+    expectInputError([&] { parseScene(placedBodiesScene({{"translation", {0.0, bad, 0.0}}}), "<inline>"); },
+                     "<inline>", "/bodies/1/placement/translation/1");
+  }
+  // A scene with bodies places each body, not the whole scene.
+  json top = placedBodiesScene(json());
+  top["placement"] = json::parse(R"({"scale": 2})");
+  expectInputError([&] { parseScene(top, "<inline>"); }, "<inline>", "/placement");
+  // A 2D (plane strain) mesh stays in z = 0: it turns about z only.
+  json plane = minimalScene();
+  plane["mesh"] = json::parse(R"({"type": "rectangle", "size": [2, 1], "cells": [2, 1]})");
+  plane["placement"] = json::parse(R"({"rotation_deg": [0, 0, 45], "translation": [1, 1, 0]})");
+  EXPECT_NO_THROW(parseScene(plane, "<inline>"));
+  plane["placement"] = json::parse(R"({"rotation_deg": [90, 0, 0]})");
+  expectInputError([&] { parseScene(plane, "<inline>"); }, "<inline>", "/placement/rotation_deg/0");
+  plane["placement"] = json::parse(R"({"translation": [0, 0, 1]})");
+  expectInputError([&] { parseScene(plane, "<inline>"); }, "<inline>", "/placement/translation/2");
+}
+
+TEST(ScenePlacement, SphereTorusAndPlacedBunnyInAGridScene) {
+  // The glass box of PXPBD Fig. 1 in miniature: bodies of the new families and a placed STL
+  // bunny, resolved onto a covering grid.
+  json document = json::parse(R"({
+    "bodies": [
+      {"name": "ball", "mesh": {"type": "sphere", "center": [0.3, 0.4, 0.3], "radius": 0.15, "target_size": 0.1},
+       "material": {"model": "fixed_corotated", "youngs_modulus": 1e4, "poisson_ratio": 0.3, "density": 100}},
+      {"name": "ring", "mesh": {"type": "torus", "center": [0.8, 0.4, 0.3], "major_radius": 0.15, "minor_radius": 0.06,
+                                "axis": "y", "target_size": 0.06},
+       "material": {"model": "fixed_corotated", "youngs_modulus": 1e4, "poisson_ratio": 0.3, "density": 100}},
+      {"name": "bunny", "mesh": {"type": "stl", "file": "meshes/data/bunny.stl", "target_size": 0.1},
+       "material": {"model": "fixed_corotated", "youngs_modulus": 1e4, "poisson_ratio": 0.3, "density": 100},
+       "placement": {"scale": 0.3, "rotation_deg": [0, 90, 0], "pivot": [0.5, 0.5, 0.5], "translation": [0.05, 0.3, -0.2]}}
+    ],
+    "gravity": [0, -9.81, 0],
+    "grid": {"spacing": 0.2, "walls": {"y-min": {"type": "sticky", "thickness": 2}}},
+    "time": {"integrator": "backward_euler", "dt": 0.01, "steps": 1}
+  })");
+  document["bodies"][2]["mesh"]["file"] = std::string(PBDLAB_SOURCE_DIR) + "/meshes/data/bunny.stl";
+  const Scene scene = parseScene(document, "<inline>");
+  ASSERT_EQ(scene.problem.bodies.size(), 3u);
+  const Mesh& bunny = scene.problem.bodies[2].mesh;
+  const Mesh unplaced = makeMesh(parseMeshRecipe(document["bodies"][2]["mesh"], "<test>", "/mesh", ""));
+  const auto extent = [](const Mesh& m) -> Vec3 {
+    return (m.rest_positions.colwise().maxCoeff() - m.rest_positions.colwise().minCoeff()).transpose();
+  };
+  // A quarter turn about y swaps the x and z extents; the scale shrinks them.
+  const Vec3 expected = 0.3 * Vec3(extent(unplaced).z(), extent(unplaced).y(), extent(unplaced).x());
+  EXPECT_LT((extent(bunny) - expected).norm(), 1e-12) << extent(bunny).transpose() << " against " << expected.transpose();
+  // The ball and the ring are not placed: their meshes as made.
+  EXPECT_EQ(scene.problem.bodies[0].mesh.rest_positions,
+            makeMesh(parseMeshRecipe(document["bodies"][0]["mesh"], "<test>", "/mesh", "")).rest_positions);
+  EXPECT_TRUE(scene.grid.has_value());
+  EXPECT_EQ(parseScene(scene.resolved, "again.json").resolved, scene.resolved);
 }
 
 // --- file-level errors ----------------------------------------------------------------------
