@@ -15,41 +15,50 @@ void checkCount(const char* what, Eigen::Index size, Eigen::Index expected) {
 
 Eigen::Index at(int index) { return 3 * static_cast<Eigen::Index>(index); }
 
-// Trilinear C_p of point p on a grid plane (grid_velocity and grid_mass as gridToParticles'):
-// across the plane the interpolant has two one-sided derivatives and the stencil (the cell
-// above) reads the upper side, whose nodes the point gives no weight. Where none of them has
-// mass (their velocity is no motion, only 0: a body's upper face on the plane), the column is
-// taken from the side below, whose nodes have mass, or set to 0 where neither side has.
-// C_p D_p = B_p holds either way (D_p's row and column across the plane vanish there).
-void oneSidedAcrossPlanes(const GridWeights& weights, int p, const Positions& grid_velocity, const VecX& grid_mass,
-                          Mat3& C) {
+// Trilinear C_p of point p where one side of its cell has no mass along an axis (grid_velocity
+// and grid_mass as gridToParticles'). On a grid plane the interpolant has two one-sided
+// derivatives and the stencil (the cell above) reads the upper side, whose nodes the point gives
+// no weight; within round-off of a plane (u = 2 - 1e-16) the nodes of the far side get a weight
+// of ~1e-16, a mass below the grid step's floor (kGridMasslessFraction: they are held, with
+// velocity 0). Either way the side without mass has no motion, only 0, and differencing against
+// it gives C_p = -v/h. The column is then taken from the neighbouring cell on the side with
+// mass (its nodes and theirs one layer further), or set to 0 where those have none. C_p D_p =
+// B_p holds on the plane (D_p's row and column across it vanish) and to the far side's weight
+// near it.
+void oneSidedWhereASideHasNoMass(const GridWeights& weights, int p, const Positions& grid_velocity,
+                                 const VecX& grid_mass, Mat3& C) {
   const BackgroundGrid& grid = weights.grid;
   const size_t first = weights.entry(p);
   const Eigen::Vector3i base = grid.nodeCoordinates(weights.node[first]);  // x fastest: node 0 is the lowest
-  const Vec3 u = (weights.point(p) - grid.origin()) / grid.spacing();
   const double h = grid.spacing();
   for (int d = 0; d < 3; ++d) {
-    if (u[d] != static_cast<double>(base[d])) continue;  // inside the cell on this axis
-    bool upper_has_mass = false;
+    bool lower_has_mass = false, upper_has_mass = false;
     for (int a = 0; a < weights.nodes_per_point; ++a) {
       const int i = weights.node[first + a];
-      if (grid.nodeCoordinates(i)[d] == base[d] + 1 && grid_mass[i] > 0.0) upper_has_mass = true;
+      const bool lower = grid.nodeCoordinates(i)[d] == base[d];
+      (lower ? lower_has_mass : upper_has_mass) |= grid_mass[i] > 0.0;
     }
-    if (upper_has_mass) continue;
+    if (lower_has_mass == upper_has_mass) {
+      if (!lower_has_mass) C.col(d).setZero();  // no mass around at all: no motion to read
+      continue;
+    }
+    // The side with mass, and the direction of its neighbouring cell.
+    const int layer = lower_has_mass ? base[d] : base[d] + 1;
+    const int step = lower_has_mass ? -1 : 1;
     Vec3 column = Vec3::Zero();
-    bool lower_has_mass = false;
-    if (base[d] > 0) {
-      for (int a = 0; a < weights.nodes_per_point; ++a) {
-        const int i = weights.node[first + a];
-        Eigen::Vector3i below = grid.nodeCoordinates(i);
-        if (below[d] != base[d]) continue;  // the plane's nodes only (weight 1 across it)
-        below[d] -= 1;
-        const int j = grid.nodeIndex(below);
-        lower_has_mass |= grid_mass[j] > 0.0;
-        column += weights.weight[first + a] * (grid_velocity.segment<3>(at(i)) - grid_velocity.segment<3>(at(j))) / h;
-      }
+    const bool inside = layer + step >= 0 && layer + step < grid.nodeCounts()[d];
+    bool beyond_has_mass = false;
+    for (int a = 0; a < weights.nodes_per_point && inside; ++a) {
+      const int i = weights.node[first + a];
+      Eigen::Vector3i beyond = grid.nodeCoordinates(i);
+      if (beyond[d] != layer) continue;  // the side's nodes only (their weights sum to ~1 across)
+      beyond[d] += step;
+      const int j = grid.nodeIndex(beyond);
+      beyond_has_mass |= grid_mass[j] > 0.0;
+      // d v / d x_d by the one-sided difference, oriented along +x_d.
+      column += weights.weight[first + a] * step * (grid_velocity.segment<3>(at(j)) - grid_velocity.segment<3>(at(i))) / h;
     }
-    C.col(d) = lower_has_mass ? column : Vec3::Zero();
+    C.col(d) = beyond_has_mass ? column : Vec3::Zero();
   }
 }
 
@@ -108,7 +117,7 @@ ParticleVelocities gridToParticles(const GridWeights& weights, const Positions& 
       C += v_i * row.transpose();
     }
     if (weights.kernel == GridKernel::kTrilinear && grid_mass.size() > 0)
-      oneSidedAcrossPlanes(weights, p, grid_velocity, grid_mass, C);
+      oneSidedWhereASideHasNoMass(weights, p, grid_velocity, grid_mass, C);
     out.velocity.segment<3>(at(p)) = v;
     out.affine[static_cast<size_t>(p)] = C;
   }

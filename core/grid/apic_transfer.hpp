@@ -22,6 +22,9 @@
 //    (the cell above); given the grid masses, the column across a plane whose upper nodes have
 //    no mass (a body's upper face lying on it) is taken from the side below instead, so C_p
 //    still reproduces an affine field there (without them: -v/h from nodes that only rest).
+//    The same holds within round-off of a plane, on either side: the far side's nodes then get
+//    a weight of ~1e-16 and, under the grid step's massless floor, no mass (GridStepper passes
+//    the grid problem's masses, where they are 0).
 #include <vector>
 
 #include "core/grid/grid_weights.hpp"
@@ -45,8 +48,9 @@ struct ParticleVelocities {
 GridMomentum particlesToGrid(const GridWeights& weights, const VecX& mass, const Positions& velocity,
                              const std::vector<Mat3>& affine);
 
-// G2P of the grid velocities (3 per node) to the weights' points. `grid_mass` (per node, e.g.
-// the step's P2G masses; empty: not used) decides the trilinear C_p's side on grid planes.
+// G2P of the grid velocities (3 per node) to the weights' points. `grid_mass` (per node: the
+// step's P2G masses, or the grid problem's with the massless floor applied; empty: not used)
+// decides the trilinear C_p's side where one side of a point's cell has no mass.
 ParticleVelocities gridToParticles(const GridWeights& weights, const Positions& grid_velocity,
                                    const VecX& grid_mass = VecX());
 

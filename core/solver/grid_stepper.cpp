@@ -107,7 +107,8 @@ GridStepRecord GridStepper::step(Solver& solver, int step, const Budget& budget,
   start = GridClock::now();
   VecX grid_velocity = velocitiesAfterStep(objective, q_);
   solver.finishVelocities(objective, grid_velocity);
-  ParticleVelocities particles = gridToParticles(*weights_, grid_velocity, momentum_.mass);
+  // The problem's masses: those under the massless floor are 0 there (held, no motion to read).
+  ParticleVelocities particles = gridToParticles(*weights_, grid_velocity, problem.nodeMasses());
   const Positions x_next = embed(*weights_, q_);
   double largest = 0.0;
   for (int p = 0; p < mesh.numNodes(); ++p)

@@ -20,6 +20,7 @@
 #include "core/grid/background_grid.hpp"
 #include "core/grid/grid_coloring.hpp"
 #include "core/grid/grid_weights.hpp"
+#include "core/model/grid_step_problem.hpp"  // kGridMasslessFraction
 #include "tests/support/random_samples.hpp"
 
 namespace pbdlab {
@@ -581,6 +582,60 @@ TEST(GridApic, TrilinearAffineVelocityOnABodyAlignedWithTheGrid) {
   EXPECT_LT((back.angular - grid_momenta.angular).norm(), 1e-13 * grid_momenta.scale);
   std::printf("[ measured ] trilinear, %d particles on grid nodes: max |C_p - A| / |A| %.1e with the grid "
               "masses, %.2f without\n", n, error_with, error_without);
+}
+
+// The same within round-off of the planes, on either side: a body translating and shearing whose
+// particles sit one ulp below or above grid planes weights the far layer by ~1e-16; under the
+// grid step's massless floor (kGridMasslessFraction) those nodes have no mass and are held with
+// velocity 0, so without the one-sided columns C_p would read -v/h there.
+TEST(GridApic, TrilinearAffineVelocityWithinRoundOffOfThePlanes) {
+  const BackgroundGrid grid = gridTestGrid();
+  Mat3 A;
+  A << 0.3, -1.2, 0.5, 0.8, 0.1, -0.7, -0.4, 0.9, 0.2;
+  const Vec3 b(1.0, -2.0, 0.5);
+  for (const double direction : {-1.0, 1.0}) {
+    std::vector<Vec3> points;
+    for (int k = 2; k <= 5; ++k)
+      for (int j = 2; j <= 6; ++j)
+        for (int i = 2; i <= 7; ++i) {
+          Vec3 x = gridTestPointAt(grid, Vec3(i, j, k));
+          for (int d = 0; d < 3; ++d) x[d] = std::nextafter(x[d], direction * 1e300);
+          points.push_back(x);
+        }
+    const int n = static_cast<int>(points.size());
+    Positions x(3 * static_cast<Eigen::Index>(n)), v(3 * static_cast<Eigen::Index>(n));
+    for (int p = 0; p < n; ++p) {
+      x.segment<3>(3 * p) = points[static_cast<size_t>(p)];
+      v.segment<3>(3 * p) = A * points[static_cast<size_t>(p)] + b;
+    }
+    const GridWeights W = computeGridWeights(grid, GridKernel::kTrilinear, x);
+    const GridMomentum g = particlesToGrid(W, VecX::Ones(n), v, std::vector<Mat3>(static_cast<size_t>(n), A));
+    // The floor the grid step applies, and the velocity 0 of the nodes it holds.
+    VecX floored = g.mass;
+    Positions velocity = g.velocity;
+    int held = 0;
+    for (int i = 0; i < grid.numNodes(); ++i)
+      if (!(floored[i] > kGridMasslessFraction * g.mass.maxCoeff())) {
+        held += floored[i] > 0.0 ? 1 : 0;
+        floored[i] = 0.0;
+        velocity.segment<3>(3 * i).setZero();
+      }
+    const ParticleVelocities out = gridToParticles(W, velocity, floored);
+    const ParticleVelocities raw = gridToParticles(W, velocity, g.mass);
+    double error = 0.0, error_raw = 0.0, velocity_error = 0.0;
+    for (int p = 0; p < n; ++p) {
+      error = std::max(error, (out.affine[p] - A).norm() / A.norm());
+      error_raw = std::max(error_raw, (raw.affine[p] - A).norm() / A.norm());
+      velocity_error = std::max(velocity_error, (out.velocity.segment<3>(3 * p) - v.segment<3>(3 * p)).norm());
+    }
+    std::printf("[ measured ] trilinear, %d particles one ulp %s grid planes, %d nodes under the floor: max |C_p - A| "
+                "/ |A| %.1e with the floored masses, %.2f with the raw ones\n",
+                n, direction < 0 ? "below" : "above", held, error, error_raw);
+    EXPECT_GT(held, 0);
+    EXPECT_LT(error, 1e-12);
+    EXPECT_LT(velocity_error, 1e-12);
+    EXPECT_GT(error_raw, 0.1);
+  }
 }
 
 // A box of n[0] x n[1] x n[2] cubes of edge `edge`, each split into the 6 tets around its
