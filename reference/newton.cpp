@@ -62,7 +62,7 @@ void NewtonSolver::setup(const Problem& problem) {
 
 void NewtonSolver::preparePattern(const StepObjective& objective) {
   if (hessian_ && hessian_->matches(objective)) return;
-  hessian_ = std::make_unique<FreeDofHessian>(objective);
+  hessian_ = std::make_unique<FreeDofHessian>(objective, options_.pattern);
   // Symbolic analysis (or the full matrix's pattern), once per set of stencils.
   if (linear_solver_)
     linear_solver_->analyzePattern(hessian_->pattern());

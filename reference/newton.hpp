@@ -43,6 +43,10 @@ struct NewtonOptions {
   // Relative residual |H d + g| / |g| ending an iterative solve; 0: always linear_iterations.
   double linear_tolerance = 1e-10;
   double sor_omega = 1.0;           // Gauss-Seidel's relaxation, in (0, 2); the paper's is 1.3
+  // The Hessian's pattern: the pairs of each stencil's used nodes (EnergyTerm::usedNodes), or
+  // every pair of its nodes (kWholeStencils, the pattern before 2026-12-02: the same matrix
+  // with the embedded terms' structural zeros stored; to compare, not a scene option).
+  HessianPattern pattern = HessianPattern::kUsedNodes;
 };
 
 // The Hessian a linear solver uses by default: projected for CG and Gauss-Seidel (which need a

@@ -187,14 +187,10 @@ void ElasticEnergy::addHessian(const Positions& x, double t, HessianKind kind, d
 #pragma omp parallel for schedule(static) if (worthThreads(count))
       for (int k = 0; k < count; ++k) {
         const int e = color[k];
+        if (slots.usesNodeLists() && slots.numUsedNodes(e) == 0) continue;  // nothing of it is stored
         ElementMatrix<N> H;
         this->template elementTerms<N>(e, x, nullptr, nullptr, &H, kind, t);
-        const int* slot = slots.slot.data() + static_cast<size_t>(e) * slots.entries_per_stencil;
-        for (int p = 0; p < 3 * N; ++p)
-          for (int q = 0; q <= p; ++q) {
-            const int target = slot[lowerTriangleIndex(p, q)];
-            if (target >= 0) values[target] += scale * H(p, q);
-          }
+        scatterStencilHessian(slots, e, N, H, scale, values);
       }
     }
   });

@@ -1,6 +1,7 @@
 #include "core/terms/embedded_term.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -123,6 +124,25 @@ void EmbeddedTerm::gatherEntries(int s, std::vector<Entry>& entries) const {
   }
 }
 
+int EmbeddedTerm::usedNodes(int s, int* local) const {
+  const GridWeights& W = *weights_;
+  const int B = block_width_;
+  const int* nodes = inner_->stencilNodes(s);
+  std::uint64_t touched = 0;  // bit b: block node b has a nonzero weight (at most 64 nodes)
+  for (int a = 0; a < inner_->nodesPerStencil(); ++a) {
+    const int v = nodes[a];
+    const Eigen::Vector3i o = point_base_[v] - anchor_[s];
+    const int base = o[0] + B * (o[1] + B * o[2]);
+    const size_t first = W.entry(v);
+    for (int k = 0; k < W.nodes_per_point; ++k)
+      if (W.weight[first + k] != 0.0) touched |= std::uint64_t{1} << (base + kernel_offset_[k]);
+  }
+  int m = 0;
+  for (int b = 0; b < block_nodes_; ++b)
+    if ((touched >> b) & 1u) local[m++] = b;
+  return m;
+}
+
 std::vector<EmbeddedTerm::Entry> EmbeddedTerm::weightEntries(int s) const {
   std::vector<Entry> entries;
   gatherEntries(s, entries);
@@ -183,29 +203,48 @@ void EmbeddedTerm::addHessian(const Positions& q, double t, HessianKind kind, do
                               double* values) const {
   checkGridSize("addHessian", q, grid());
   const Positions x = embed(*weights_, q);
+  const bool lists = slots.usesNodeLists();
   for (const std::vector<int>& color : stencilColoring().groups) {
     const int count = static_cast<int>(color.size());
 #pragma omp parallel if (worthThreads(count))
     {
       std::vector<Entry> entries;
       Eigen::MatrixXd Hx;
+      Eigen::MatrixXd local;     // B^T H B over the stored nodes' DOFs (lower triangle used)
+      int rank[kMaxBlockNodes];  // per block node: its index among the stencil's stored nodes, -1 if none
+      for (int b = 0; b < block_nodes_; ++b) rank[b] = b;
 #pragma omp for schedule(static)
       for (int k = 0; k < count; ++k) {
         const int s = color[k];
+        int m = block_nodes_;
+        if (lists) {
+          m = slots.numUsedNodes(s);
+          if (m == 0) continue;  // no node of it with a free DOF: nothing to compute
+          std::fill(rank, rank + block_nodes_, -1);
+          for (int r = 0; r < m; ++r) rank[slots.usedNodes(s)[r]] = r;
+        }
         gatherEntries(s, entries);
         inner_->stencilTerms(s, x, t, nullptr, nullptr, &Hx, kind);
-        const int* slot = slots.slot.data() + static_cast<size_t>(s) * slots.entries_per_stencil;
-        // Lower triangle of B^T H B: block (L1, L2) with L1 > L2 whole, L1 == L2 its own lower
-        // triangle; the pairs with L1 < L2 are the transposes of pairs already added.
+        // Lower triangle of B^T H B, summed per stencil before the scatter (a node pair gets up
+        // to 16 vertex pairs' blocks: one write of the shared value array instead of 16): block
+        // (L1, L2) with L1 > L2 whole, L1 == L2 its own lower triangle; the pairs with L1 < L2
+        // are the transposes of pairs already added. Ranks keep the block's order.
+        local.setZero(3 * m, 3 * m);
         for (const Entry& e1 : entries)
           for (const Entry& e2 : entries) {
             if (e1.local < e2.local) continue;
-            const double w = scale * e1.weight * e2.weight;
+            const int r1 = rank[e1.local], r2 = rank[e2.local];
+            if (r1 < 0 || r2 < 0) continue;  // a node the slots do not store
+            const double w = e1.weight * e2.weight;
             for (int j = 0; j < 3; ++j)
-              for (int i = e1.local == e2.local ? j : 0; i < 3; ++i) {
-                const int target = slot[lowerTriangleIndex(3 * e1.local + i, 3 * e2.local + j)];
-                if (target >= 0) values[target] += w * Hx(3 * e1.vertex + i, 3 * e2.vertex + j);
-              }
+              for (int i = e1.local == e2.local ? j : 0; i < 3; ++i)
+                local(3 * r1 + i, 3 * r2 + j) += w * Hx(3 * e1.vertex + i, 3 * e2.vertex + j);
+          }
+        const int* slot = slots.stencilSlots(s);
+        for (int c = 0; c < 3 * m; ++c)
+          for (int r = c; r < 3 * m; ++r) {
+            const int target = slot[lowerTriangleIndex(r, c)];
+            if (target >= 0) values[target] += scale * local(r, c);
           }
       }
     }

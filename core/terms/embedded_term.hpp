@@ -14,9 +14,9 @@
 // stores lower triangles by local index pairs (reference/hessian_assembly.cpp), so a node
 // repeated in a stencil would get its cross block's diagonal once instead of twice: hence a
 // block of distinct nodes, not the vertices' stencils one after another. Block nodes no vertex
-// touches get zero gradient and Hessian rows: correct, only wasteful (a 4-vertex tet inside one
-// cell touches 8 of 27 nodes); a term of variable stencil size, or stencils of the touched
-// nodes padded per colour, is the later optimisation. An inner stencil whose touched nodes span
+// touches get zero gradient and Hessian rows (a 4-vertex tet inside one cell touches 8 of 27
+// nodes); usedNodes reports the touched ones, so Newton's Hessian pattern holds only their
+// pairs and PBNG/VBD visit an element from its touched nodes only. An inner stencil whose touched nodes span
 // more than the block on an axis (an element larger than a grid cell) is refused at
 // construction.
 //
@@ -57,6 +57,7 @@ class EmbeddedTerm final : public EnergyTerm {
   const BackgroundGrid& grid() const { return weights_->grid; }
   int blockWidth() const { return block_width_; }  // nodes per axis of a block: 3 or 4
   int blockNodes() const { return block_nodes_; }  // 27 or 64
+  static constexpr int kMaxBlockNodes = 64;
 
   // q: 3 per grid node. Forms x_a = sum_k w_ak q_k for the inner stencil's vertices in a
   // per-thread mesh-sized scratch (only those vertices are written: the inner stencil reads
@@ -68,8 +69,12 @@ class EmbeddedTerm final : public EnergyTerm {
   // threaded kernels) instead of embedding per stencil.
   double energy(const Positions& q, double t) const override;
   void addGradient(const Positions& q, double t, double scale, VecX& g) const override;
+  // The block nodes some vertex of the element touches (a nonzero weight in B): the rows of
+  // every other block node are zero. A tet inside one cell uses 8 of 27 (trilinear).
+  int usedNodes(int s, int* local) const override;
   // Scatters the lower triangle of B^T H B straight into the slots, colour by colour (stencils
-  // of one colour share no grid node).
+  // of one colour share no grid node), in either layout of HessianSlots; a stencil whose slots
+  // keep no node is not computed.
   void addHessian(const Positions& q, double t, HessianKind kind, double scale, const HessianSlots& slots,
                   double* values) const override;
   // Block node `local`: sum_a B_a,local g_a and sum_ab B_a,local B_b,local H_ab from the inner

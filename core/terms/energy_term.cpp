@@ -18,6 +18,44 @@ bool isApproximate(HessianKind kind) {
   return kind == HessianKind::kApproximate || kind == HessianKind::kApproximateModelParameters;
 }
 
+int EnergyTerm::usedNodes(int s, int* local) const {
+  (void)s;
+  const int k = nodesPerStencil();
+  for (int a = 0; a < k; ++a) local[a] = a;
+  return k;
+}
+
+NodeAdjacency usedNodeAdjacency(int num_nodes, const EnergyTerm& term) {
+  const int k = term.nodesPerStencil();
+  NodeAdjacency adjacency =
+      nodeAdjacency(num_nodes, {term.numStencils(), k, [&term](int s) { return term.stencilNodes(s); }});
+  // Keep the (stencil, local) pairs whose local node is used, in the same order.
+  std::vector<int> used(static_cast<size_t>(k));
+  std::vector<unsigned char> is_used(static_cast<size_t>(term.numStencils()) * static_cast<size_t>(k), 0);
+  bool all_used = true;
+  for (int s = 0; s < term.numStencils(); ++s) {
+    const int m = term.usedNodes(s, used.data());
+    all_used = all_used && m == k;
+    for (int r = 0; r < m; ++r) is_used[static_cast<size_t>(s) * k + used[r]] = 1;
+  }
+  if (all_used) return adjacency;
+  int kept = 0;
+  for (int i = 0; i < num_nodes; ++i) {
+    const int begin = adjacency.start[i], end = adjacency.start[i + 1];
+    adjacency.start[i] = kept;
+    for (int p = begin; p < end; ++p)
+      if (is_used[static_cast<size_t>(adjacency.stencil[p]) * k + adjacency.local[p]]) {
+        adjacency.stencil[kept] = adjacency.stencil[p];
+        adjacency.local[kept] = adjacency.local[p];
+        ++kept;
+      }
+  }
+  adjacency.start[num_nodes] = kept;
+  adjacency.stencil.resize(kept);
+  adjacency.local.resize(kept);
+  return adjacency;
+}
+
 const Coloring& EnergyTerm::stencilColoring() const {
   if (!coloring_) {
     const int k = nodesPerStencil();
@@ -52,14 +90,11 @@ void EnergyTerm::addGradient(const Positions& x, double t, double scale, VecX& g
 
 void EnergyTerm::addHessian(const Positions& x, double t, HessianKind kind, double scale, const HessianSlots& slots,
                             double* values) const {
-  const int dofs = 3 * nodesPerStencil();
   Eigen::MatrixXd H;
   for (int s = 0; s < numStencils(); ++s) {
+    if (slots.usesNodeLists() && slots.numUsedNodes(s) == 0) continue;  // nothing of it is stored
     stencilTerms(s, x, t, nullptr, nullptr, &H, kind);
-    const int* slot = slots.slot.data() + static_cast<size_t>(s) * slots.entries_per_stencil;
-    for (int p = 0; p < dofs; ++p)
-      for (int q = 0; q <= p; ++q)
-        if (slot[lowerTriangleIndex(p, q)] >= 0) values[slot[lowerTriangleIndex(p, q)]] += scale * H(p, q);
+    scatterStencilHessian(slots, s, nodesPerStencil(), H, scale, values);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/support/types.hpp"
+#include "core/terms/hessian_slots.hpp"
 #include "core/topology/coloring.hpp"
 
 namespace pbdlab {
@@ -31,14 +32,6 @@ enum class HessianKind {
 std::string hessianKindName(HessianKind kind);
 bool isApproximate(HessianKind kind);  // kApproximate or kApproximateModelParameters
 
-// Where each stencil's lower-triangle Hessian entries go in a sparse matrix's value array:
-// slot[s * entries + p (p + 1) / 2 + q] for p >= q (p, q local DOFs of stencil s), -1 where
-// either DOF is prescribed. Built once per topology by the Hessian assembly.
-struct HessianSlots {
-  int entries_per_stencil = 0;
-  std::vector<int> slot;
-};
-
 class EnergyTerm {
  public:
   virtual ~EnergyTerm() = default;
@@ -51,6 +44,13 @@ class EnergyTerm {
   // Stencils of one color share no node: a loop over one color may scatter in parallel.
   // Computed once per topology.
   const Coloring& stencilColoring() const;
+  // The local nodes of stencil s whose gradient entries and Hessian rows and columns can be
+  // nonzero at some x (structurally used), ascending, written to `local` (room for
+  // nodesPerStencil()); returns their count. Default: every node. An embedded term's block
+  // nodes that none of the element's vertices touch are not used (EmbeddedTerm). Newton's
+  // Hessian pattern (reference/hessian_assembly.cpp) holds the pairs of used nodes only, and
+  // node-visiting Gauss-Seidel (PBNG, VBD) visits a stencil from its used nodes only.
+  virtual int usedNodes(int s, int* local) const;
 
   // --- one stencil (tests, set-up code; allocates) ---
   // value, gradient (3 k) and Hessian (3 k x 3 k) of stencil s; any output may be null.
@@ -61,7 +61,8 @@ class EnergyTerm {
   virtual double energy(const Positions& x, double t) const;
   // g += scale * dE/dx
   virtual void addGradient(const Positions& x, double t, double scale, VecX& g) const;
-  // values[slot] += scale * H(p, q) for every stencil's lower-triangle entries.
+  // values[slot] += scale * H(p, q) for every stencil's lower-triangle entries, in either of
+  // HessianSlots' layouts (hessian_slots.hpp), skipping slots -1.
   virtual void addHessian(const Positions& x, double t, HessianKind kind, double scale, const HessianSlots& slots,
                           double* values) const;
   // For Gauss-Seidel solvers: the gradient row (3) and the 3x3 diagonal block of the node at
@@ -77,7 +78,8 @@ class EnergyTerm {
   mutable std::shared_ptr<const Coloring> coloring_;
 };
 
-// Index of the pair (p, q), p >= q, among a stencil matrix's lower-triangle entries.
-constexpr int lowerTriangleIndex(int p, int q) { return p * (p + 1) / 2 + q; }
+// Node -> (stencil, local) over the used nodes of `term`'s stencils only (CSR, as
+// core/topology's nodeAdjacency, which lists every node of every stencil).
+NodeAdjacency usedNodeAdjacency(int num_nodes, const EnergyTerm& term);
 
 }  // namespace pbdlab

@@ -133,10 +133,13 @@ void PbngSolver::buildTable(const Problem& problem, const std::vector<std::share
     break;
   }
 
-  // node -> (term, stencil, local), CSR, terms in order (the sum order of a node's row is fixed).
+  // node -> (term, stencil, local), CSR, terms in order (the sum order of a node's row is fixed),
+  // over each stencil's used nodes only (EnergyTerm::usedNodes): an embedded term's block node
+  // that no vertex touches would add a zero gradient and block for the price of the element's
+  // whole Hessian. The colouring below stays over every stencil node (the same sweeps).
   const std::vector<StencilSet> sets = stencilSets();
   std::vector<NodeAdjacency> adjacency;
-  for (const StencilSet& set : sets) adjacency.push_back(nodeAdjacency(num_nodes, set));
+  for (const auto& term : terms_) adjacency.push_back(usedNodeAdjacency(num_nodes, *term));
   // The fast path's visits go to their own list (fast_visits_, CSR by node here, reordered
   // below), the other terms' to entries_.
   entry_start_.assign(num_nodes + 1, 0);

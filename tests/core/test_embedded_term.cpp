@@ -2,11 +2,13 @@
 // E_q(q) = E_x(W q). Its derivatives against central differences in q, its sums against the
 // mesh term's through W, the identity embedding, the Newton assembly through HessianSlots
 // against a dense B^T H B, the refusal of elements larger than a cell, translation invariance
-// through the partition of unity, and the Gauss-Seidel node blocks.
+// through the partition of unity, the Gauss-Seidel node blocks, and the used (touched) nodes.
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iomanip>
 #include <random>
 #include <sstream>
@@ -438,6 +440,63 @@ TEST(EmbeddedTerm, NodeBlocksMatchTheStencilTerms) {
       EXPECT_GT(touched, 0);
     }
   }
+}
+
+// usedNodes: per stencil, exactly the block nodes some vertex weights (the distinct locals of
+// weightEntries), ascending; every other block node's gradient row and Hessian rows are zero
+// (so the Hessian pattern and the Gauss-Seidel visits may leave it out), and
+// usedNodeAdjacency lists a node's (stencil, local) pairs only where the node is used, in the
+// order of nodeAdjacency. The inner mesh term uses all its nodes (the default).
+TEST(EmbeddedTerm, UsedNodesAreTheTouchedBlockNodes) {
+  const BackgroundGrid grid = embeddedTestGrid();
+  const Problem problem = embeddedTestProblem(MaterialModel::kFixedCorotated, embeddedTestBoxRecipe());
+  for (GridKernel kernel : kEmbeddedTestKernels) {
+    SCOPED_TRACE(gridKernelName(kernel));
+    const auto term = embeddedTestTerm(problem, grid, kernel);
+    const Positions q = embeddedTestGridPositions(grid, false, 31);
+    const int k = term->nodesPerStencil();
+    std::vector<int> used(static_cast<size_t>(k));
+    std::vector<std::vector<char>> is_used(static_cast<size_t>(term->numStencils()), std::vector<char>(k, 0));
+    int fewest = k, most = 0;
+    for (int s = 0; s < term->numStencils(); ++s) {
+      std::vector<int> touched;
+      for (const EmbeddedTerm::Entry& e : term->weightEntries(s)) touched.push_back(e.local);
+      std::sort(touched.begin(), touched.end());
+      touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+      const int m = term->usedNodes(s, used.data());
+      EXPECT_EQ(std::vector<int>(used.begin(), used.begin() + m), touched) << "stencil " << s;
+      fewest = std::min(fewest, m);
+      most = std::max(most, m);
+      for (int r = 0; r < m; ++r) is_used[s][used[r]] = 1;
+      VecX g;
+      Eigen::MatrixXd H;
+      term->stencilTerms(s, q, 0.0, nullptr, &g, &H, HessianKind::kTrue);
+      ASSERT_GT(H.norm(), 0.0);
+      for (int local = 0; local < k; ++local) {
+        if (is_used[s][local]) continue;
+        EXPECT_EQ(g.segment<3>(3 * local).norm(), 0.0) << "stencil " << s << " node " << local;
+        EXPECT_EQ(H.middleRows(3 * local, 3).norm(), 0.0) << "stencil " << s << " node " << local;
+      }
+    }
+    std::printf("%s: %d to %d used nodes of %d a stencil\n", gridKernelName(kernel).c_str(), fewest, most, k);
+    EXPECT_LT(fewest, k);
+
+    const NodeAdjacency every =
+        nodeAdjacency(grid.numNodes(), {term->numStencils(), k, [&term](int s) { return term->stencilNodes(s); }});
+    const NodeAdjacency kept = usedNodeAdjacency(grid.numNodes(), *term);
+    ASSERT_EQ(kept.numNodes(), grid.numNodes());
+    for (int i = 0; i < grid.numNodes(); ++i) {
+      std::vector<std::pair<int, int>> expected, got;
+      for (int p = every.start[i]; p < every.start[i + 1]; ++p)
+        if (is_used[every.stencil[p]][every.local[p]]) expected.push_back({every.stencil[p], every.local[p]});
+      for (int p = kept.start[i]; p < kept.start[i + 1]; ++p) got.push_back({kept.stencil[p], kept.local[p]});
+      EXPECT_EQ(got, expected) << "grid node " << i;
+    }
+  }
+  const EnergyTerm& mesh_term = *problem.terms()[0];
+  std::vector<int> used(static_cast<size_t>(mesh_term.nodesPerStencil()));
+  EXPECT_EQ(mesh_term.usedNodes(7, used.data()), mesh_term.nodesPerStencil());
+  EXPECT_EQ(used, (std::vector<int>{0, 1, 2, 3}));
 }
 
 }  // namespace
