@@ -44,26 +44,19 @@ EmbeddedTerm::EmbeddedTerm(std::shared_ptr<const EnergyTerm> inner, std::shared_
                                 std::to_string(W.numPoints()) + " points do not fit the " + kernel + " kernel (" +
                                 std::to_string(gridStencilNodes(W.kernel)) + " nodes per point)");
   const int width = W.kernel == GridKernel::kTrilinear ? 2 : 3;  // kernel nodes per axis
-  block_width_ = width + 1;  // vertices one cell apart touch one node more per axis
-  block_nodes_ = block_width_ * block_width_ * block_width_;
-  const int B = block_width_;
-  for (int axis = 0; axis < 3; ++axis)
-    if (grid.nodeCounts()[axis] < B)
-      throw std::invalid_argument("EmbeddedTerm over " + inner_->name() + ": the grid has " +
-                                  std::to_string(grid.nodeCounts()[axis]) + " nodes on axis " + "xyz"[axis] +
-                                  ", the " + kernel + " kernel's block needs " + std::to_string(B) +
-                                  " (grow the grid's margin)");
-
-  kernel_offset_.resize(W.nodes_per_point);
-  for (int k = 0; k < W.nodes_per_point; ++k)
-    kernel_offset_[k] = k % width + B * ((k / width) % width + B * (k / (width * width)));
   point_base_.resize(W.numPoints());
   for (int p = 0; p < W.numPoints(); ++p) point_base_[p] = grid.nodeCoordinates(W.node[W.entry(p)]);
 
+  // Each stencil's touched nodes span lo..hi per axis. The block is as wide as the widest span
+  // of this step's stencils, at least the kernel's width + 1 (vertices one cell apart touch one
+  // node more per axis) and at most kMaxBlockWidth: a stretched element (a twisted bar's, whose
+  // vertices lie up to two cells apart) widens every stencil's block for that step instead of
+  // being refused. The untouched block nodes cost nothing in Newton's pattern or the node visits
+  // (usedNodes); they make the stencil colouring more conservative.
   const int n_stencils = inner_->numStencils();
   const int n = inner_->nodesPerStencil();
-  anchor_.resize(n_stencils);
-  stencil_nodes_.resize(static_cast<size_t>(n_stencils) * block_nodes_);
+  std::vector<Eigen::Vector3i> lows(static_cast<size_t>(n_stencils));
+  int widest = width + 1;
   for (int s = 0; s < n_stencils; ++s) {
     const int* nodes = inner_->stencilNodes(s);
     Eigen::Vector3i lo = Eigen::Vector3i::Constant(std::numeric_limits<int>::max());
@@ -84,18 +77,38 @@ EmbeddedTerm::EmbeddedTerm(std::shared_ptr<const EnergyTerm> inner, std::shared_
       }
     }
     for (int axis = 0; axis < 3; ++axis) {
-      if (hi[axis] - lo[axis] + 1 <= B) continue;
+      const int span = hi[axis] - lo[axis] + 1;
+      widest = std::max(widest, span);
+      if (span <= kMaxBlockWidth) continue;
       std::ostringstream out;
       out << "EmbeddedTerm over " << inner_->name() << ": stencil " << s << " touches grid nodes " << lo[axis]
-          << ".." << hi[axis] << " on axis " << "xyz"[axis] << " (" << hi[axis] - lo[axis] + 1 << " nodes), but the "
-          << kernel << " kernel's block holds " << B
-          << " per axis: its vertices must lie within one grid cell of each other at the step's start, so the "
-             "elements must stay smaller than the grid spacing h = "
-          << grid.spacing()
-          << " as they deform (a mesh as fine as the grid passes its first step only). Refine the mesh or coarsen "
-             "the grid";
+          << ".." << hi[axis] << " on axis " << "xyz"[axis] << " (" << span << " nodes), but a block holds at most "
+          << kMaxBlockWidth << " per axis: with the " << kernel << " kernel its vertices must lie within "
+          << kMaxBlockWidth - width << " grid cell(s) of each other at the step's start, so the elements must stay "
+          << "smaller than " << kMaxBlockWidth - width << " x the grid spacing h = " << grid.spacing()
+          << " as they deform. Refine the mesh or coarsen the grid";
       throw std::invalid_argument(out.str());
     }
+    lows[static_cast<size_t>(s)] = lo;
+  }
+  block_width_ = widest;
+  block_nodes_ = block_width_ * block_width_ * block_width_;
+  const int B = block_width_;
+  for (int axis = 0; axis < 3; ++axis)
+    if (grid.nodeCounts()[axis] < B)
+      throw std::invalid_argument("EmbeddedTerm over " + inner_->name() + ": the grid has " +
+                                  std::to_string(grid.nodeCounts()[axis]) + " nodes on axis " + "xyz"[axis] +
+                                  ", the " + kernel + " kernel's block needs " + std::to_string(B) +
+                                  " (grow the grid's margin)");
+
+  kernel_offset_.resize(W.nodes_per_point);
+  for (int k = 0; k < W.nodes_per_point; ++k)
+    kernel_offset_[k] = k % width + B * ((k / width) % width + B * (k / (width * width)));
+
+  anchor_.resize(n_stencils);
+  stencil_nodes_.resize(static_cast<size_t>(n_stencils) * block_nodes_);
+  for (int s = 0; s < n_stencils; ++s) {
+    const Eigen::Vector3i& lo = lows[static_cast<size_t>(s)];
     // Moved down at the upper faces so that the block stays in the grid (hi <= n - 1 keeps
     // every touched node inside).
     const Eigen::Vector3i anchor = lo.cwiseMin(grid.nodeCounts() - Eigen::Vector3i::Constant(B));

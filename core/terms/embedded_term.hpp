@@ -7,18 +7,18 @@
 // exact within a step: W does not depend on q. The unknowns are 3 per grid node, in the grid's
 // node numbering, all grid nodes.
 //
-// Stencils. Inner stencil s (an element) becomes one stencil of a FIXED block of grid nodes
-// that holds every node its vertices touch (nonzero weight): 3x3x3 nodes for the trilinear
-// kernel, 4x4x4 for the quadratic B-spline, anchored at the smallest touched node per axis
-// (moved down at the grid's upper faces so the block stays inside). The Hessian assembly
-// stores lower triangles by local index pairs (reference/hessian_assembly.cpp), so a node
-// repeated in a stencil would get its cross block's diagonal once instead of twice: hence a
-// block of distinct nodes, not the vertices' stencils one after another. Block nodes no vertex
-// touches get zero gradient and Hessian rows (a 4-vertex tet inside one cell touches 8 of 27
-// nodes); usedNodes reports the touched ones, so Newton's Hessian pattern holds only their
-// pairs and PBNG/VBD visit an element from its touched nodes only. An inner stencil whose touched nodes span
-// more than the block on an axis (an element larger than a grid cell) is refused at
-// construction.
+// Stencils. Inner stencil s (an element) becomes one stencil of a block of grid nodes that
+// holds every node its vertices touch (nonzero weight): 3x3x3 nodes for the trilinear kernel,
+// 4x4x4 for the quadratic B-spline, anchored at the smallest touched node per axis (moved down
+// at the grid's upper faces so the block stays inside); one width for every stencil of the
+// term, widened to 4x4x4 for the trilinear kernel when a stretched element's vertices lie up to
+// two cells apart (kMaxBlockWidth: usedNodes' 64-node mask). The Hessian assembly stores lower
+// triangles by local index pairs (reference/hessian_assembly.cpp), so a node repeated in a
+// stencil would get its cross block's diagonal once instead of twice: hence a block of distinct
+// nodes, not the vertices' stencils one after another. Block nodes no vertex touches get zero
+// gradient and Hessian rows; usedNodes names the touched ones, so Newton's pattern and the node
+// visits skip the rest. An inner stencil whose touched nodes span more than kMaxBlockWidth on an
+// axis is refused at construction.
 //
 // Hessian kinds pass through to the inner term: B^T H B is a congruence, so the projected and
 // approximate kinds (PSD per inner stencil) stay PSD.
@@ -39,6 +39,8 @@ namespace pbdlab {
 
 class EmbeddedTerm final : public EnergyTerm {
  public:
+  static constexpr int kMaxBlockWidth = 4;  // nodes per axis of the widest block (4^3 = 64)
+
   // `inner`'s stencil nodes index the points of `weights` (the mesh's vertices). Throws
   // std::invalid_argument for a null argument, a stencil node that is not a point of the
   // weights, a grid with fewer nodes on an axis than the block needs, or a stencil that does

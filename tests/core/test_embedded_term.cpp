@@ -376,6 +376,78 @@ TEST(EmbeddedTerm, RefusesElementsLargerThanACell) {
   }
 }
 
+// Elements up to two cells across (0.5 on a grid of 0.3: a stretched element's vertices in
+// cells two apart) widen the trilinear block to 4 x 4 x 4 for every stencil instead of being
+// refused; the derivatives in q still match central differences (deformed and partly inverted
+// grid states), the sums are the mesh term's through W, the assembled Hessian is W^T H W, and
+// usedNodes names the touched nodes only. The quadratic kernel would need 5 per axis: refused.
+TEST(EmbeddedTerm, StretchedElementsWidenTheTrilinearBlock) {
+  const BackgroundGrid grid(Vec3(-0.71, -0.77, -0.68), 0.3, Eigen::Vector3i(10, 10, 10));
+  const Problem problem = embeddedTestProblem(MaterialModel::kFixedCorotated, embeddedTestBoxRecipe());
+  const EnergyTerm& mesh_term = *problem.terms()[0];
+  const auto term = embeddedTestTerm(problem, grid, GridKernel::kTrilinear);
+  EXPECT_EQ(term->blockWidth(), 4);
+  EXPECT_EQ(term->nodesPerStencil(), 64);
+  int used = 0, widest_used = 0;
+  std::vector<int> local(64);
+  for (int s = 0; s < term->numStencils(); ++s) {
+    const int m = term->usedNodes(s, local.data());
+    used += m;
+    widest_used = std::max(widest_used, m);
+  }
+  EXPECT_GT(widest_used, 27);  // some element touches more nodes than a 3 x 3 x 3 block holds
+  for (bool partly_inverted : {false, true}) {
+    SCOPED_TRACE(partly_inverted ? "partly inverted" : "deformed");
+    const Positions q = embeddedTestGridPositions(grid, partly_inverted, 23);
+    const Positions x = embed(term->weights(), q);
+    double worst_gradient = 0.0, worst_hessian = 0.0;
+    for (int s = 0; s < term->numStencils(); ++s) {
+      const Mat3 F = problem.elasticEnergy().deformationGradient(s, 0, x);
+      if (embeddedTestPairSum(F) < 0.05) continue;  // away from the corotated rotation's kink
+      test::FiniteDifferenceOptions options;
+      options.tolerance = 1e-6;
+      options.min_gradient_norm = 1e-3 * problem.elasticEnergy().material().modelParameters().mu *
+                                  problem.elasticEnergy().restVolume(s);
+      options.min_hessian_norm = options.min_gradient_norm;
+      test::FiniteDifferenceErrors errors;
+      EXPECT_TRUE(test::derivativesMatchFiniteDifferences(embeddedTestStencilFunction(*term, s, q, HessianKind::kTrue),
+                                                          embeddedTestBlockCoordinates(*term, s, q), options, &errors))
+          << "stencil " << s;
+      worst_gradient = std::max(worst_gradient, errors.gradient);
+      worst_hessian = std::max(worst_hessian, errors.hessian);
+    }
+    // The sums and the assembled Hessian through W.
+    const double E_x = mesh_term.energy(x, 0.0);
+    EXPECT_NEAR(term->energy(q, 0.0), E_x, 1e-13 * std::abs(E_x));
+    VecX g_x = VecX::Zero(x.size());
+    mesh_term.addGradient(x, 0.0, 1.0, g_x);
+    const VecX expected = embedTranspose(term->weights(), g_x);
+    VecX g = VecX::Zero(q.size());
+    term->addGradient(q, 0.0, 1.0, g);
+    EXPECT_LE((g - expected).norm(), 1e-13 * expected.norm());
+    const GridWeights& weights = term->weights();
+    Eigen::MatrixXd W = Eigen::MatrixXd::Zero(x.size(), q.size());
+    for (int p = 0; p < weights.numPoints(); ++p)
+      for (int k = 0; k < weights.nodes_per_point; ++k)
+        for (int d = 0; d < 3; ++d)
+          W(3 * p + d, 3 * weights.node[weights.entry(p) + k] + d) += weights.weight[weights.entry(p) + k];
+    const Eigen::MatrixXd H_x = embeddedTestAssemble(mesh_term, x, HessianKind::kTrue);
+    const Eigen::MatrixXd reference = W.transpose() * H_x * W;
+    const Eigen::MatrixXd assembled = embeddedTestAssemble(*term, q, HessianKind::kTrue);
+    EXPECT_LE((assembled - reference).norm(), 1e-13 * reference.norm());
+    std::printf("[ measured ] 4-wide trilinear blocks (%s): %d used nodes a stencil on average, at most %d; finite "
+                "differences: gradient %.1e, Hessian %.1e\n",
+                partly_inverted ? "partly inverted" : "deformed", used / term->numStencils(), widest_used,
+                worst_gradient, worst_hessian);
+  }
+  try {
+    embeddedTestTerm(problem, grid, GridKernel::kQuadraticBSpline);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("a block holds at most 4 per axis"), std::string::npos) << e.what();
+  }
+}
+
 // A rigid translation of the grid moves every vertex by the same vector (partition of unity),
 // so E_q does not change and the gradient sums to zero over the grid nodes: through the
 // overrides (embed, embedTranspose) and through the stencils' own weight entries.
