@@ -120,11 +120,11 @@ EmbeddedTerm::EmbeddedTerm(std::shared_ptr<const EnergyTerm> inner, std::shared_
   }
 }
 
-void EmbeddedTerm::gatherEntries(int s, std::vector<Entry>& entries) const {
+template <typename Visit>
+void EmbeddedTerm::forEachEntry(int s, Visit&& visit) const {
   const GridWeights& W = *weights_;
   const int B = block_width_;
   const int* nodes = inner_->stencilNodes(s);
-  entries.clear();
   for (int a = 0; a < inner_->nodesPerStencil(); ++a) {
     const int v = nodes[a];
     const Eigen::Vector3i o = point_base_[v] - anchor_[s];
@@ -133,23 +133,18 @@ void EmbeddedTerm::gatherEntries(int s, std::vector<Entry>& entries) const {
     const int base = o[0] + B * (o[1] + B * o[2]);
     const size_t first = W.entry(v);
     for (int k = 0; k < W.nodes_per_point; ++k)
-      if (W.weight[first + k] != 0.0) entries.push_back({a, base + kernel_offset_[k], W.weight[first + k]});
+      if (W.weight[first + k] != 0.0) visit(a, base + kernel_offset_[k], W.weight[first + k]);
   }
 }
 
+void EmbeddedTerm::gatherEntries(int s, std::vector<Entry>& entries) const {
+  entries.clear();
+  forEachEntry(s, [&](int vertex, int local, double weight) { entries.push_back({vertex, local, weight}); });
+}
+
 int EmbeddedTerm::usedNodes(int s, int* local) const {
-  const GridWeights& W = *weights_;
-  const int B = block_width_;
-  const int* nodes = inner_->stencilNodes(s);
   std::uint64_t touched = 0;  // bit b: block node b has a nonzero weight (at most 64 nodes)
-  for (int a = 0; a < inner_->nodesPerStencil(); ++a) {
-    const int v = nodes[a];
-    const Eigen::Vector3i o = point_base_[v] - anchor_[s];
-    const int base = o[0] + B * (o[1] + B * o[2]);
-    const size_t first = W.entry(v);
-    for (int k = 0; k < W.nodes_per_point; ++k)
-      if (W.weight[first + k] != 0.0) touched |= std::uint64_t{1} << (base + kernel_offset_[k]);
-  }
+  forEachEntry(s, [&](int, int node, double) { touched |= std::uint64_t{1} << node; });
   int m = 0;
   for (int b = 0; b < block_nodes_; ++b)
     if ((touched >> b) & 1u) local[m++] = b;

@@ -94,6 +94,9 @@ class EmbeddedTerm final : public EnergyTerm {
   std::vector<Entry> weightEntries(int s) const;
 
  private:
+  // visit(vertex, local, weight) for every nonzero of stencil s's B (no allocation).
+  template <typename Visit>
+  void forEachEntry(int s, Visit&& visit) const;
   void gatherEntries(int s, std::vector<Entry>& entries) const;
   // x_a = sum_k w_ak q_k for the inner stencil's vertices, written into x (mesh-sized).
   void embedStencil(int s, const Positions& q, const std::vector<Entry>& entries, Positions& x) const;
