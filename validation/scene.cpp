@@ -372,7 +372,6 @@ std::string gridRejectionField(const Problem& problem) {
   if (!problem.dirichlet.empty()) return "/dirichlet";
   if (problem.isPlaneStrain()) return "/grid";  // the 2D mesh and the grid do not go together
   if (problem.collisions.enabled) return "/collisions";
-  if (!problem.colliderTerms().empty()) return "/colliders";
   return "/grid";
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <variant>
 
 #include "core/terms/embedded_term.hpp"
 
@@ -74,6 +75,16 @@ BoundaryMotion motionIncrement(const BoundaryMotion& motion, double t0, double t
   return increment;
 }
 
+std::vector<int> colliderGridNodes(const BackgroundGrid& grid, const Collider& collider) {
+  std::vector<int> nodes;
+  for (int i = 0; i < grid.numNodes(); ++i) {
+    const Vec3 X = grid.nodePosition(i);
+    if (std::visit([&](const auto& shape) { return signedDistance(shape, X); }, collider.shape) < 0.0)
+      nodes.push_back(i);
+  }
+  return nodes;
+}
+
 std::vector<int> movingWallNodes(const BackgroundGrid& grid, const GridMovingWall& wall, double t) {
   const RigidMap map = rigidMapAt(wall.motion, t);
   const double tolerance = 1e-9 * grid.spacing();
@@ -103,9 +114,6 @@ std::string gridStepRejection(const Problem& mesh_problem) {
   if (mesh_problem.collisions.enabled)
     return me + "handles contact through the grid (vertices of different bodies near each other share grid nodes); "
                 "turn the mesh's collisions off";
-  if (!mesh_problem.colliderTerms().empty())
-    return me + "does not embed kinematic colliders yet (their projected residual acts on mesh vertices); use grid "
-                "walls";
   return "";
 }
 
@@ -170,6 +178,13 @@ Problem GridStepProblemBuilder::build(const Problem& mesh_problem, std::shared_p
     if (wall.kind == GridWall::Kind::kSlip) components = {axis == 0, axis == 1, axis == 2};
     p.dirichlet.push_back({set, components, {}});
   }
+  // Kinematic colliders: the grid nodes inside each held at rest (the header), before the
+  // moving walls.
+  for (size_t c = 0; c < mesh_problem.colliders.size(); ++c) {
+    const std::string set = "collider/" + std::to_string(c);  // names may repeat or be empty
+    p.mesh.node_sets[set] = colliderGridNodes(grid, mesh_problem.colliders[c]);
+    p.dirichlet.push_back({set, {true, true, true}, {}});
+  }
   // Moving walls: this step's increment of their motion (see the header), after the faces.
   const double t0 = mesh_problem.timeAt(step), t1 = mesh_problem.timeAt(step + 1);
   for (const GridMovingWall& wall : walls.moving) {
@@ -183,7 +198,10 @@ Problem GridStepProblemBuilder::build(const Problem& mesh_problem, std::shared_p
   p.shared_mesh_ = std::make_shared<const Mesh>(p.mesh);
   p.body_first_node_ = {0};  // no bodies: the grid's nodes belong to none
 
-  for (const auto& term : mesh_problem.terms()) p.terms_.push_back(std::make_shared<const EmbeddedTerm>(term, weights));
+  // Every term through W but the colliders' penalties: the grid holds their nodes instead.
+  for (const auto& term : mesh_problem.terms())
+    if (!dynamic_cast<const ColliderTerm*>(term.get()))
+      p.terms_.push_back(std::make_shared<const EmbeddedTerm>(term, weights));
 
   p.node_masses_ = grid_masses;
   for (int i : massless) p.node_masses_[i] = 0.0;  // below the floor: none (see the header)

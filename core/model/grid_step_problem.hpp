@@ -67,8 +67,8 @@ GridWall::Kind parseGridWallKind(const std::string& name);  // throws std::inval
 // Why the grid step cannot take `mesh_problem`, or "" (one sentence; GridStepper throws it as
 // std::invalid_argument): a problem not finalized, quasistatic, with Dirichlet conditions (a
 // prescribed vertex is a constraint on the grid nodes that interpolate it, not a DOF), plane
-// strain (its pinned z is one too), collisions between bodies (the grid's shared nodes are the
-// contact) or kinematic colliders (not embedded yet).
+// strain (its pinned z is one too) or collisions between bodies (the grid's shared nodes are the
+// contact). Kinematic colliders are taken as grid boundary conditions (colliderGridNodes).
 std::string gridStepRejection(const Problem& mesh_problem);
 
 // Grid masses below this fraction of the largest are taken as none: a node that a vertex
@@ -85,6 +85,15 @@ constexpr double kGridMasslessFraction = 1e-12;
 // advances from (t_n = mesh_problem.timeAt(step)): the moving walls' increment is that step's.
 Problem makeGridStepProblem(const Problem& mesh_problem, std::shared_ptr<const GridWeights> weights,
                             const VecX& grid_masses, const GridWalls& walls, int step = 0);
+
+// A kinematic collider of the mesh problem acts on the grid, as a wall does (Jiang et al. 2015
+// handle collision objects on grid nodes): the grid nodes strictly inside it (signed distance
+// phi(X_i) < 0 at the node's rest position, the step's q^n) are held at rest, every component
+// (sticky; the shapes' arbitrary normals are not DOF components, so no slip). A body then stops
+// where its vertices' stencils reach those nodes: within one cell (two for the quadratic kernel)
+// of the surface, the grid's resolution of the contact. The mesh problem's penalty term of the
+// collider is not embedded. The nodes, ascending:
+std::vector<int> colliderGridNodes(const BackgroundGrid& grid, const Collider& collider);
 
 // The rigid map x -> R x + p of a motion at time t (BoundaryMotion::positionAt is rigid: its
 // stages translate and rotate), and the increment from t0 to t1 as a motion whose positionAt at

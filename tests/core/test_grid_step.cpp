@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <tuple>
 
@@ -416,11 +417,6 @@ TEST(GridStep, RefusesWhatItCannotTakeWithClearMessages) {
   const std::string no_collisions = refusal(two);
   EXPECT_NE(no_collisions.find("collisions off"), std::string::npos) << no_collisions;
 
-  Problem collider = base;
-  collider.colliders.push_back(Collider{"floor", PlaneCollider{Vec3::Zero(), Vec3::UnitY()}, 1e8, 1e-9});
-  const std::string no_colliders = refusal(collider);
-  EXPECT_NE(no_colliders.find("kinematic colliders"), std::string::npos) << no_colliders;
-
   Problem quasistatic = base;
   quasistatic.time.integrator = Integrator::kQuasistatic;
   const std::string no_quasistatic = refusal(quasistatic);
@@ -588,6 +584,96 @@ TEST(GridStep, BlockInsideAMovingWallFollowsItsMotion) {
   }
   std::printf("a block carried by a moving wall, 20 steps: largest distance to the motion %.2e m\n", largest);
   EXPECT_LT(largest, 1e-12);
+}
+
+// Kinematic colliders as grid boundary conditions: the nodes strictly inside each shape are
+// held (counted here from the lattice directly), every component, and the collider's penalty
+// term is not embedded.
+TEST(GridStep, ColliderHoldsTheGridNodesInsideIt) {
+  const BackgroundGrid grid(Vec3(-0.5, -0.5, -0.5), 0.25, Eigen::Vector3i(8, 8, 8));
+  const Vec3 centre(0.3, 0.1, 0.05);
+  const std::vector<Collider> colliders = {
+      Collider{"ball", SphereCollider{centre, 0.6}, 1e8, 1e-9},
+      Collider{"tilted floor", makePlaneCollider(Vec3(0.0, -0.2, 0.0), Vec3(0.3, 1.0, 0.0)), 1e8, 1e-9},
+      Collider{"box", BoxCollider{Vec3(1.0, 1.0, 1.0), Vec3(0.3, 0.2, 0.6)}, 1e8, 1e-9}};
+  const std::vector<std::function<bool(const Vec3&)>> inside = {
+      [&](const Vec3& X) { return (X - centre).norm() < 0.6; },
+      [&](const Vec3& X) { return 0.3 * X.x() + (X.y() + 0.2) < 0.0; },
+      [&](const Vec3& X) { return ((X - Vec3(1.0, 1.0, 1.0)).cwiseAbs() - Vec3(0.3, 0.2, 0.6)).maxCoeff() < 0.0; }};
+  for (size_t c = 0; c < colliders.size(); ++c) {
+    std::vector<int> expected;
+    for (int k = 0; k < 8; ++k)  // 8 nodes an axis: -0.5 to 1.25
+      for (int j = 0; j < 8; ++j)
+        for (int i = 0; i < 8; ++i)
+          if (inside[c](Vec3(-0.5, -0.5, -0.5) + 0.25 * Vec3(i, j, k))) expected.push_back(i + 8 * (j + 8 * k));
+    std::sort(expected.begin(), expected.end());
+    ASSERT_FALSE(expected.empty()) << colliders[c].name;
+    EXPECT_EQ(colliderGridNodes(grid, colliders[c]), expected) << colliders[c].name;
+  }
+
+  // In a grid step: the sets, fixed DOFs, no penalty term among the grid problem's terms.
+  Problem mesh_problem = gridStepBox(Vec3(0.6, 0.75, 0.6), Vec3(0.5, 0.25, 0.25), {4, 2, 2}, 1e5, 0.01, 1);
+  mesh_problem.colliders = colliders;
+  mesh_problem.finalize();
+  ASSERT_EQ(mesh_problem.colliderTerms().size(), 3u);
+  ASSERT_EQ(gridStepRejection(mesh_problem), "");
+  GridStepper stepper(mesh_problem, grid, GridKernel::kTrilinear, GridWalls{});
+  NewtonSolver newton;
+  IterationLog log(newton.logColumns());
+  stepper.step(newton, 0, gridStepNewtonBudget(1e-10), log);
+  const Problem& problem = *stepper.lastGridProblem();
+  EXPECT_EQ(problem.terms().size(), mesh_problem.terms().size() - 3);
+  EXPECT_TRUE(problem.colliderTerms().empty());
+  for (size_t c = 0; c < colliders.size(); ++c) {
+    const std::vector<int>& held = problem.mesh.node_sets.at("collider/" + std::to_string(c));
+    EXPECT_EQ(held, colliderGridNodes(grid, colliders[c]));
+    for (int node : held)
+      for (int d = 0; d < 3; ++d) EXPECT_TRUE(problem.isFixedDof(3 * node + d)) << c << " node " << node;
+  }
+}
+
+// A block dropped onto a sphere collider (no floor under it but the grid's, far below) lands
+// on the nodes the sphere holds and stays on the sphere: its vertices go at most one cell
+// diagonal sqrt(3) h into it (a vertex whose cell's eight nodes are all inside cannot move),
+// its centre never drops below the sphere's top, and it rebounds (an elastic block) slower than
+// it landed (the held nodes keep their share of the momentum).
+TEST(GridStep, BlockDroppedOnASphereColliderStaysOnIt) {
+  const double h = 0.15, radius = 0.4;
+  const Vec3 centre(0.8, 0.6, 0.8);
+  Problem mesh_problem = gridStepBox(Vec3(0.6, 1.1, 0.6), Vec3(0.4, 0.2, 0.4), {4, 2, 4}, 2e4, 0.01, 40);
+  mesh_problem.colliders.push_back(Collider{"ball", SphereCollider{centre, radius}, 1e8, 1e-9});
+  mesh_problem.finalize();
+  GridWalls walls;
+  walls["y-min"] = {GridWall::Kind::kSticky, 2};
+  GridStepper stepper(mesh_problem, BackgroundGrid(Vec3(0.03, 0.03, 0.03), h, Eigen::Vector3i(11, 11, 11)),
+                      GridKernel::kTrilinear, walls);
+  NewtonSolver newton;
+  IterationLog log(newton.logColumns());
+  const int n = mesh_problem.numNodes();
+  double deepest = 0.0, lowest_centre = 1e300, fastest_fall = 0.0, fastest_rise = 0.0;
+  for (int k = 0; k < mesh_problem.time.num_steps; ++k) {
+    const GridStepRecord record = stepper.step(newton, k, gridStepNewtonBudget(1e-8), log);
+    ASSERT_TRUE(gridStepConverged(record.reason)) << "step " << k << ": " << record.relative_residual;
+    const Positions& x = stepper.positions();
+    double centre_y = 0.0, velocity_y = 0.0;
+    for (int p = 0; p < n; ++p) {
+      deepest = std::max(deepest, radius - (x.segment<3>(3 * p) - centre).norm());
+      centre_y += x[3 * p + 1] / n;
+      velocity_y += stepper.velocities()[3 * p + 1] / n;
+    }
+    lowest_centre = std::min(lowest_centre, centre_y);
+    fastest_fall = std::max(fastest_fall, -velocity_y);
+    fastest_rise = std::max(fastest_rise, velocity_y);
+  }
+  std::printf("a block dropped on a sphere collider (r %.2f, top at y %.2f, h %.2f), %d steps: deepest vertex %.4f m "
+              "inside, lowest mean y %.4f (1.2 at the start), fastest mean fall %.3f m/s, rise %.3f m/s\n",
+              radius, centre.y() + radius, h, mesh_problem.time.num_steps, deepest, lowest_centre, fastest_fall,
+              fastest_rise);
+  EXPECT_LT(deepest, std::sqrt(3.0) * h);
+  EXPECT_GT(lowest_centre, centre.y() + radius);  // on the sphere: the floor is at 0.18
+  EXPECT_GT(fastest_fall, 1.0);                   // it fell (free fall to the first held nodes: ~1.2 m/s)
+  EXPECT_GT(fastest_rise, 0.0);
+  EXPECT_LT(fastest_rise, 0.6 * fastest_fall);
 }
 
 // A bar whose two ends sit in moving walls that turn in opposite directions about its axis
