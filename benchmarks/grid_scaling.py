@@ -2,17 +2,20 @@
 """Time a frame and peak memory of the grid-based scheme against the number of vertices (issue 30,
 docs/grid.md "Scaling"): a grid scene refined by whole factors (every box body's cells times the
 factor, every target_size and the grid spacing divided by it, so the element-to-cell ratio stays
-the scene's), each solver at 1 and 2 threads, every configuration `pbdlab run` in its own process
+the scene's; the walls' node layers times the factor, so they keep their depth), each solver at 1 and 2 threads, every configuration `pbdlab run` in its own process
 under /usr/bin/time (peak resident memory).
 
   python3 benchmarks/grid_scaling.py [--pbdlab build/apps/pbdlab] [--scene scenes/grid_two_blocks.json]
       [--factors 1 2 4] [--solvers grid_b_pxpbd newton] [--threads 1 2] [--steps 38] [--last 8]
-      [--max-iterations 100] [--target 1e-6] [--memory-limit-gb 20] [--out-dir DIR]
+      [--max-iterations 100] [--target 1e-6] [--record-every 1] [--memory-limit-gb 20] [--out-dir DIR]
 
 A frame's numbers are the mean over the last `--last` frames (with the two blocks: in contact):
 solver seconds (the solver's own clock, without the yardstick), the step's preprocessing (grid
 weights + P2G, the grid problem, the solver's setup with the Fig. 6 colouring), iterations and the
-largest relative residual reached. A configuration whose memory, extrapolated from the solver's
+largest relative residual reached. --record-every k evaluates the yardstick (and tests the
+target) every k-th iteration only (the scene's solver.record_every): at large sizes its cost a
+record rivals an iteration's; iteration counts then round up to a multiple of k. Each run's
+progress lines (pbdlab's, on stderr) pass through. A configuration whose memory, extrapolated from the solver's
 previous factor (peak times the ratio of vertices), would pass --memory-limit-gb is not run and
 says so. --out-dir DIR writes DIR/grid_scaling.json (every run's numbers, the command, the
 commit, the machine) and DIR/grid_scaling.md (the table); without it the table is printed.
@@ -32,7 +35,7 @@ HEADER = ["solver", "factor", "vertices", "tets", "grid nodes", "threads", "iter
           "peak memory MB"]
 
 
-def refined_scene(scene, factor, steps, max_iterations, target):
+def refined_scene(scene, factor, steps, max_iterations, target, record_every):
     """The scene with its meshes and grid refined `factor` times, `steps` frames, the budget."""
     out = copy.deepcopy(scene)
     bodies = out["bodies"] if "bodies" in out else [out]
@@ -45,9 +48,15 @@ def refined_scene(scene, factor, steps, max_iterations, target):
         else:
             sys.exit(f"grid_scaling: body mesh {mesh} has neither cells nor target_size to refine")
     out["grid"]["spacing"] = out["grid"]["spacing"] / factor
+    # The walls keep their depth in metres: factor times the node layers (before 2026-12-02 they
+    # kept their layer counts, so a refined floor was thinner; the first table was run so).
+    for wall in out["grid"].get("walls", {}).values():
+        if wall.get("type", "none") != "none":
+            wall["thickness"] = wall.get("thickness", 1) * factor
     out["time"]["steps"] = steps
     out["solver"]["max_iterations"] = max_iterations
     out["solver"]["target_relative_residual"] = target
+    out["solver"]["record_every"] = record_every
     out["output"] = {"vtu": "none"}
     return out
 
@@ -59,9 +68,9 @@ def run_one(pbdlab, scene_path, solver, threads, last):
         timing = os.path.join(folder, "time.txt")
         command = ["/usr/bin/time", "-f", "%M %e", "-o", timing, pbdlab, "run", scene_path, "--solver", solver,
                    "--out", os.path.join(folder, "run")]
-        done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL)
         if done.returncode not in (0, 3):
-            sys.exit(f"grid_scaling: {' '.join(command)} exited {done.returncode}:\n{done.stderr[-2000:]}")
+            sys.exit(f"grid_scaling: {' '.join(command)} exited {done.returncode} (its messages above)")
         peak_kb, wall = open(timing).read().split()[-2:]
         summary = json.load(open(os.path.join(folder, "run", "summary.json")))
     steps = summary["steps"][-last:]
@@ -112,9 +121,12 @@ def main():
     parser.add_argument("--last", type=int, default=8)
     parser.add_argument("--max-iterations", type=int, default=100)
     parser.add_argument("--target", type=float, default=1e-6)
+    parser.add_argument("--record-every", type=int, default=1)
     parser.add_argument("--memory-limit-gb", type=float, default=20.0)
     parser.add_argument("--out-dir")
     args = parser.parse_args()
+    if args.record_every < 1:
+        sys.exit(f"grid_scaling: --record-every {args.record_every}: must be >= 1")
     if not os.access(args.pbdlab, os.X_OK):
         sys.exit(f"grid_scaling: --pbdlab {args.pbdlab} is not an executable (build first: bash scripts/build.sh)")
     scene = json.load(open(args.scene))
@@ -124,7 +136,7 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         for factor in sorted(args.factors):
             path = os.path.join(folder, f"factor{factor}.json")
-            refined = refined_scene(scene, factor, args.steps, args.max_iterations, args.target)
+            refined = refined_scene(scene, factor, args.steps, args.max_iterations, args.target, args.record_every)
             # Relative mesh paths (stl, msh) resolve against the scene's own folder.
             scene_dir = os.path.dirname(os.path.abspath(args.scene))
             for body in refined["bodies"] if "bodies" in refined else [refined]:
