@@ -49,6 +49,11 @@ def ledger(case_files, cases=None):
         claim = info.get("claim")
         if not isinstance(claim, dict) or not claim.get("text"):
             continue
+        verdict = claim.get("verdict")
+        if verdict is not None and verdict not in VERDICT_WORDS:
+            # pbdlab refuses such a case file at load (every validate run fails); so does this.
+            raise ValueError(f"case {name}: /claim/verdict: unknown claim verdict {verdict!r} "
+                             f"(known: {', '.join(VERDICT_WORDS)})")
         paper = info.get("paper") if info.get("paper") in PAPERS else "model"
         key = (claim.get("source", ""), claim["text"])
         entry = by_paper[paper].setdefault(key, {"source": key[0], "text": key[1], "verdicts": [], "ours": [],

@@ -37,6 +37,12 @@ class Ledger(unittest.TestCase):
         self.assertEqual(dict(fig9["cases"]), {"fig9_nh": "hold", "fig9_snh": "FAIL"})
         self.assertEqual(dict(entries["pxpbd"][0]["cases"]), {"fig8": "not run"})
 
+    def test_an_unknown_verdict_is_refused_naming_the_case(self):
+        # pbdlab refuses the word at load ("partly reproduces" for partly_reproduces), so every
+        # validate run would fail; the ledger must not render it as if it were known.
+        with self.assertRaisesRegex(ValueError, "fig9: /claim/verdict: unknown claim verdict 'partly reproduces'"):
+            ledger({"fig9": case("pxpbd", "Fig. 9", "B-PXPBD ahead", "partly reproduces")})
+
     def test_the_report_tables_claims_that_ran_and_lists_the_others(self):
         files = {"fig8": case("pxpbd", "Fig. 8", "XPBD loses volume", "reproduces"),
                  "fig7": case("pxpbd", "Fig. 7", "sqrt(Psi) blows up", "does_not_reproduce")}
