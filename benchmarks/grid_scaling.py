@@ -7,14 +7,18 @@ under /usr/bin/time (peak resident memory).
 
   python3 benchmarks/grid_scaling.py [--pbdlab build/apps/pbdlab] [--scene scenes/grid_two_blocks.json]
       [--factors 1 2 4] [--solvers grid_b_pxpbd newton] [--threads 1 2] [--steps 38] [--last 8]
-      [--max-iterations 100] [--target 1e-6] [--record-every 1] [--memory-limit-gb 20] [--out-dir DIR]
+      [--max-iterations 100] [--target 1e-6] [--record-every 1] [--constant-ratio]
+      [--memory-limit-gb 20] [--out-dir DIR]
 
 A frame's numbers are the mean over the last `--last` frames (with the two blocks: in contact):
 solver seconds (the solver's own clock, without the yardstick), the step's preprocessing (grid
 weights + P2G, the grid problem, the solver's setup with the Fig. 6 colouring), iterations and the
 largest relative residual reached. --record-every k evaluates the yardstick (and tests the
 target) every k-th iteration only (the scene's solver.record_every): at large sizes its cost a
-record rivals an iteration's; iteration counts then round up to a multiple of k. Each run's
+record rivals an iteration's; iteration counts then round up to a multiple of k.
+--constant-ratio divides every body's Young's modulus by factor^2, so that dt^2 E / (rho h^2),
+which decides B-PXPBD's stability (docs/pxpbd.md, "B-PXPBD's zeta: a stability map"), stays the
+scene's at every size (a softer material, not the same physics). Each run's
 progress lines (pbdlab's, on stderr) pass through. A configuration whose memory, extrapolated from the solver's
 previous factor (peak times the ratio of vertices), would pass --memory-limit-gb is not run and
 says so. --out-dir DIR writes DIR/grid_scaling.json (every run's numbers, the command, the
@@ -35,11 +39,14 @@ HEADER = ["solver", "factor", "vertices", "tets", "grid nodes", "threads", "iter
           "peak memory MB"]
 
 
-def refined_scene(scene, factor, steps, max_iterations, target, record_every):
-    """The scene with its meshes and grid refined `factor` times, `steps` frames, the budget."""
+def refined_scene(scene, factor, steps, max_iterations, target, record_every, constant_ratio=False):
+    """The scene with its meshes and grid refined `factor` times, `steps` frames, the budget;
+    with `constant_ratio` every Young's modulus over factor^2 (dt^2 E / (rho h^2) kept)."""
     out = copy.deepcopy(scene)
     bodies = out["bodies"] if "bodies" in out else [out]
     for body in bodies:
+        if constant_ratio:
+            body["material"]["youngs_modulus"] = body["material"]["youngs_modulus"] / factor ** 2
         mesh = body["mesh"]
         if "cells" in mesh:
             mesh["cells"] = [c * factor for c in mesh["cells"]]
@@ -122,6 +129,7 @@ def main():
     parser.add_argument("--max-iterations", type=int, default=100)
     parser.add_argument("--target", type=float, default=1e-6)
     parser.add_argument("--record-every", type=int, default=1)
+    parser.add_argument("--constant-ratio", action="store_true")
     parser.add_argument("--memory-limit-gb", type=float, default=20.0)
     parser.add_argument("--out-dir")
     args = parser.parse_args()
@@ -136,7 +144,8 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         for factor in sorted(args.factors):
             path = os.path.join(folder, f"factor{factor}.json")
-            refined = refined_scene(scene, factor, args.steps, args.max_iterations, args.target, args.record_every)
+            refined = refined_scene(scene, factor, args.steps, args.max_iterations, args.target, args.record_every,
+                                    args.constant_ratio)
             # Relative mesh paths (stl, msh) resolve against the scene's own folder.
             scene_dir = os.path.dirname(os.path.abspath(args.scene))
             for body in refined["bodies"] if "bodies" in refined else [refined]:
