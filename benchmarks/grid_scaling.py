@@ -2,8 +2,9 @@
 """Time a frame and peak memory of the grid-based scheme against the number of vertices (issue 30,
 docs/grid.md "Scaling"): a grid scene refined by whole factors (every box body's cells times the
 factor, every target_size and the grid spacing divided by it, so the element-to-cell ratio stays
-the scene's; the walls' node layers times the factor, so they keep their depth), each solver at 1 and 2 threads, every configuration `pbdlab run` in its own process
-under /usr/bin/time (peak resident memory).
+the scene's; the walls' node layers times the factor, so they keep their depth), each solver at
+1 and 2 threads, every configuration `pbdlab run` in its own process under /usr/bin/time (peak
+resident memory).
 
   python3 benchmarks/grid_scaling.py [--pbdlab build/apps/pbdlab] [--scene scenes/grid_two_blocks.json]
       [--factors 1 2 4] [--solvers grid_b_pxpbd newton] [--threads 1 2] [--steps 38] [--last 8]
@@ -18,8 +19,8 @@ target) every k-th iteration only (the scene's solver.record_every): at large si
 record rivals an iteration's; iteration counts then round up to a multiple of k.
 --constant-ratio divides every body's Young's modulus by factor^2, so that dt^2 E / (rho h^2),
 which decides B-PXPBD's stability (docs/pxpbd.md, "B-PXPBD's zeta: a stability map"), stays the
-scene's at every size (a softer material, not the same physics). Each run's
-progress lines (pbdlab's, on stderr) pass through. A configuration whose memory, extrapolated from the solver's
+scene's at every size (a softer material, not the same physics). Each run's progress lines
+(pbdlab's, on stderr) pass through. A configuration whose memory, extrapolated from the solver's
 previous factor (peak times the ratio of vertices), would pass --memory-limit-gb is not run and
 says so. --out-dir DIR writes DIR/grid_scaling.json (every run's numbers, the command, the
 commit, the machine) and DIR/grid_scaling.md (the table); without it the table is printed.

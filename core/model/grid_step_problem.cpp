@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <variant>
 
 #include "core/terms/embedded_term.hpp"
 
@@ -77,11 +76,8 @@ BoundaryMotion motionIncrement(const BoundaryMotion& motion, double t0, double t
 
 std::vector<int> colliderGridNodes(const BackgroundGrid& grid, const Collider& collider) {
   std::vector<int> nodes;
-  for (int i = 0; i < grid.numNodes(); ++i) {
-    const Vec3 X = grid.nodePosition(i);
-    if (std::visit([&](const auto& shape) { return signedDistance(shape, X); }, collider.shape) < 0.0)
-      nodes.push_back(i);
-  }
+  for (int i = 0; i < grid.numNodes(); ++i)
+    if (signedDistance(collider.shape, grid.nodePosition(i)) < 0.0) nodes.push_back(i);
   return nodes;
 }
 

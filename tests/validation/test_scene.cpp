@@ -770,7 +770,7 @@ TEST(SceneGrid, MovingWallsAreReadAndCarryTheBody) {
 
 // Kinematic colliders in a grid scene: read as for a mesh scene, taken as grid boundary
 // conditions (the nodes inside held, GridStep.ColliderHoldsTheGridNodesInsideIt), and each
-// frame reports the mesh vertices' deepest penetration. The block sits 0.05 above a plane whose
+// frame reports the mesh vertices' deepest penetration. The block sits 0.04 above a plane whose
 // inside holds the floor's nodes (y < 0.31: the grid layers y = 0 and 0.3).
 TEST(SceneGrid, CollidersAreGridBoundaryConditions) {
   json document = gridScene();
